@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: Apache-2.0
+# How every test is declared: one function, one hermetic environment.
+find_program(OPENSSL_BIN openssl REQUIRED)
+
+# Every test runs hermetically: our modules, our conf/ files, no
+# inherited RDRAND_SIM or OPENSSL_CONF from the caller's shell.
+set(RDRAND_TEST_ENV
+  "OPENSSL_MODULES=${PROJECT_BINARY_DIR}"
+  "RDRAND_BUILD_DIR=${PROJECT_BINARY_DIR}"
+  "RDRAND_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+  "OPENSSL_BIN=${OPENSSL_BIN}"
+  "OPENSSL_CONF=/dev/null"
+  "RDRAND_SIM=")
+
+# Uninstrumented programs (openssl, bash) that load an ASan-built module
+# need the ASan runtime preloaded; their own leaks are not ours to report.
+set(RDRAND_EXTERNAL_ENV "")
+if(RDRAND_SANITIZE MATCHES "address")
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE RDRAND_LIBASAN OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(RDRAND_EXTERNAL_ENV "LD_PRELOAD=${RDRAND_LIBASAN}"
+                          "ASAN_OPTIONS=detect_leaks=0")
+endif()
+
+# rdrand_add_test(NAME <name> COMMAND <cmd...> [LABELS <l...>] [ENV <k=v...>])
+function(rdrand_add_test)
+  cmake_parse_arguments(T "" "NAME" "COMMAND;LABELS;ENV" ${ARGN})
+  add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES
+    ENVIRONMENT "${RDRAND_TEST_ENV};${T_ENV}"
+    SKIP_RETURN_CODE 77
+    LABELS "${T_LABELS}")
+endfunction()
+
