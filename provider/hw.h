@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The only door to the hardware and the platform.
+ *
+ * Everything the provider learns about the machine (CPUID, the RDRAND
+ * instruction, the kernel's files for confidential-computing detection)
+ * comes through these five functions.  provider/hw_x86.c implements them
+ * with the real instructions and system calls and is linked only into
+ * rdrand.so; tests/sim/hw_sim.c implements them as a simulated CPU and is
+ * linked only into test binaries and tests/rdrand-sim.so.  Nothing else in
+ * provider/ executes an instruction or opens a file.
+ */
+#ifndef RDRAND_HW_H
+#define RDRAND_HW_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rdrand_cpuid {
+    uint32_t eax, ebx, ecx, edx;
+};
+
+/* CPUID(leaf, subleaf). Returns 1, or 0 where the CPU has no CPUID. */
+int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out);
+
+/*
+ * Execute RDRAND exactly once (64-bit operand form).  Returns the carry
+ * flag: 1 means *out holds a fresh word, 0 means the instruction reported
+ * failure (and *out is 0).  Callers must have checked CPUID first.
+ */
+int rdrand_hw_rdrand64(uint64_t *out);
+
+/* 1: the path exists, 0: it does not (ENOENT/ENOTDIR), -1: cannot tell. */
+int rdrand_hw_path_exists(const char *path);
+
+/*
+ * Read up to len bytes at offset from path (pread semantics).
+ * Returns the byte count, or -1 on any error (missing, permission, ...).
+ */
+ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
+                            off_t offset);
+
+#endif

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The simulated CPU behind provider/hw.h (test builds only).  The grammar
+ * of RDRAND_SIM is in sim.h.  The configuration is read once, on first
+ * use, from the environment, or set by rdrand_sim_configure(); an invalid
+ * RDRAND_SIM aborts the process, since a test that runs on a CPU other
+ * than the one it asked for proves nothing.
+ */
+#define _GNU_SOURCE
+#include "sim.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sim_word {
+    uint64_t value;
+    int carry;
+};
+
+struct sim_cpu {
+    int rdrand_present;
+    uint64_t fail_at;   /* 0: never */
+    uint64_t fail_from; /* 0: never */
+    int have_value;
+    uint64_t value;
+    struct sim_word *words; /* words=FILE, replayed in a loop */
+    size_t nwords;
+};
+
+static struct sim_cpu sim = {.rdrand_present = 1};
+static _Atomic uint64_t sim_executions;
+static _Atomic uint64_t sim_stream;
+static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
+static int sim_configured;
+static char sim_coco[32] = "none"; /* platform selected in sim_coco.c */
+
+static int sim_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static int sim_parse_u64(const char *s, int base, uint64_t *out)
+{
+    char *end;
+
+    if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+        return 0;
+    errno = 0;
+    *out = strtoull(s, &end, base);
+    return errno == 0 && *end == '\0';
+}
+
+static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
+                          size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    char line[128];
+    size_t cap = 0, lineno = 0;
+
+    if (f == NULL)
+        return sim_error(err, errlen, "words=%s: %s", path, strerror(errno));
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char hex[17], extra[8] = "";
+        int fields;
+
+        lineno++;
+        if (line[0] == '\n' || line[0] == '#')
+            continue;
+        fields = sscanf(line, "%16[0-9a-fA-F] %7s", hex, extra);
+        if (fields < 1 || strlen(hex) != 16
+            || (fields == 2 && strcmp(extra, "fail") != 0)) {
+            fclose(f);
+            return sim_error(err, errlen,
+                             "words=%s line %zu: want 16 hex digits, "
+                             "optionally followed by \" fail\"",
+                             path, lineno);
+        }
+        if (cpu->nwords == cap) {
+            cap = cap ? 2 * cap : 64;
+            cpu->words = realloc(cpu->words, cap * sizeof(*cpu->words));
+            if (cpu->words == NULL)
+                abort();
+        }
+        cpu->words[cpu->nwords].value = strtoull(hex, NULL, 16);
+        cpu->words[cpu->nwords].carry = fields != 2;
+        cpu->nwords++;
+    }
+    fclose(f);
+    if (cpu->nwords == 0)
+        return sim_error(err, errlen, "words=%s: no words", path);
+    return 1;
+}
+
+static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
+                     size_t errlen)
+{
+    char *copy = strdup(spec), *item, *save = NULL;
+    const char *coco = "none";
+    int ok = 1;
+
+    if (copy == NULL)
+        abort();
+    for (item = strtok_r(copy, ",", &save); ok && item != NULL;
+         item = strtok_r(NULL, ",", &save)) {
+        char *value = strchr(item, '=');
+
+        if (value == NULL) {
+            ok = sim_error(err, errlen, "\"%s\": want key=value", item);
+            break;
+        }
+        *value++ = '\0';
+        if (strcmp(item, "rdrand") == 0 && strcmp(value, "absent") == 0)
+            cpu->rdrand_present = 0;
+        else if (strcmp(item, "rdrand") == 0 && strcmp(value, "present") == 0)
+            cpu->rdrand_present = 1;
+        else if (strcmp(item, "fail-at") == 0)
+            ok = sim_parse_u64(value, 10, &cpu->fail_at) && cpu->fail_at > 0;
+        else if (strcmp(item, "fail-from") == 0)
+            ok =
+                sim_parse_u64(value, 10, &cpu->fail_from) && cpu->fail_from > 0;
+        else if (strcmp(item, "value") == 0)
+            ok = cpu->have_value = sim_parse_u64(value, 16, &cpu->value);
+        else if (strcmp(item, "words") == 0)
+            ok = sim_load_words(value, cpu, err, errlen);
+        else if (strcmp(item, "coco") == 0) {
+            coco = value;
+            if (strlen(value) >= sizeof(sim_coco)
+                || !(ok = rdrand_sim_coco_select(value)))
+                ok = sim_error(err, errlen, "coco=%s: want one of %s", value,
+                               rdrand_sim_coco_names());
+        } else
+            ok = 0;
+        if (!ok && err[0] == '\0')
+            sim_error(err, errlen, "\"%s=%s\" is not understood", item, value);
+    }
+    if (ok)
+        strcpy(sim_coco, coco);
+    rdrand_sim_coco_select(sim_coco); /* a bad spec changes nothing */
+    free(copy);
+    return ok;
+}
+
+int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
+{
+    struct sim_cpu cpu = {.rdrand_present = 1};
+
+    err[0] = '\0';
+    if (!sim_parse(spec != NULL ? spec : "", &cpu, err, errlen)) {
+        free(cpu.words);
+        return 0;
+    }
+    free(sim.words);
+    sim = cpu;
+    sim_configured = 1;
+    atomic_store(&sim_executions, 0);
+    atomic_store(&sim_stream, 0);
+    return 1;
+}
+
+static void sim_configure_from_env(void)
+{
+    char err[256];
+
+    if (sim_configured)
+        return;
+    if (!rdrand_sim_configure(getenv("RDRAND_SIM"), err, sizeof(err))) {
+        fprintf(stderr, "RDRAND_SIM: %s\n", err);
+        abort();
+    }
+}
+
+static void sim_init(void)
+{
+    pthread_once(&sim_once, sim_configure_from_env);
+}
+
+uint64_t rdrand_sim_executions(void)
+{
+    return atomic_load(&sim_executions);
+}
+
+/* splitmix64: a deterministic stream that passes the health tests. */
+static uint64_t sim_next_good_word(void)
+{
+    uint64_t z = atomic_fetch_add(&sim_stream, 0x9e3779b97f4a7c15ULL)
+                 + 0x9e3779b97f4a7c15ULL;
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int rdrand_hw_rdrand64(uint64_t *out)
+{
+    uint64_t n;
+
+    sim_init();
+    n = atomic_fetch_add(&sim_executions, 1) + 1;
+    if (!sim.rdrand_present)
+        abort(); /* real hardware raises #UD: the provider must not get here */
+    *out = 0;
+    if (n == sim.fail_at || (sim.fail_from != 0 && n >= sim.fail_from))
+        return 0;
+    if (sim.nwords != 0) {
+        const struct sim_word *w = &sim.words[(n - 1) % sim.nwords];
+
+        *out = w->carry ? w->value : 0;
+        return w->carry;
+    }
+    *out = sim.have_value ? sim.value : sim_next_good_word();
+    return 1;
+}
+
+/* Base machine: a KVM guest on an AMD host, no memory encryption. */
+int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
+{
+    sim_init();
+    memset(out, 0, sizeof(*out));
+    if (!rdrand_sim_coco_cpuid(leaf, subleaf, out)) {
+        switch (leaf) {
+        case 0:
+            out->eax = 0x16;
+            memcpy(&out->ebx, "Auth", 4);
+            memcpy(&out->edx, "enti", 4);
+            memcpy(&out->ecx, "cAMD", 4);
+            break;
+        case 1:
+            out->ecx = 1u << 31; /* hypervisor present */
+            break;
+        case 0x40000000:
+            out->eax = 0x40000001;
+            memcpy(&out->ebx, "KVMK", 4);
+            memcpy(&out->ecx, "VMKV", 4);
+            memcpy(&out->edx, "M\0\0\0", 4);
+            break;
+        case 0x80000000:
+            out->eax = 0x80000008;
+            break;
+        }
+    }
+    if (leaf == 1) {
+        out->ecx &= ~(1u << 30);
+        out->ecx |= (uint32_t)sim.rdrand_present << 30;
+    }
+    return 1;
+}
+
+static const char sim_cpuinfo_with[] =
+    "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+    "flags\t\t: fpu vme de pse tsc msr pae sse2 rdrand hypervisor\n\n";
+static const char sim_cpuinfo_without[] =
+    "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
+    "flags\t\t: fpu vme de pse tsc msr pae sse2 hypervisor\n\n";
+
+int rdrand_hw_path_exists(const char *path)
+{
+    int answer;
+
+    sim_init();
+    if ((answer = rdrand_sim_coco_path_exists(path)) != -2)
+        return answer;
+    return strcmp(path, "/proc/cpuinfo") == 0 ? 1 : 0;
+}
+
+ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
+                            off_t offset)
+{
+    const char *text;
+    size_t size;
+    ssize_t answer;
+
+    sim_init();
+    if ((answer = rdrand_sim_coco_read_file(path, buf, len, offset)) != -2)
+        return answer;
+    if (strcmp(path, "/proc/cpuinfo") != 0)
+        return -1;
+    text = sim.rdrand_present ? sim_cpuinfo_with : sim_cpuinfo_without;
+    size = strlen(text);
+    if (offset < 0 || (size_t)offset >= size)
+        return 0;
+    size -= (size_t)offset;
+    if (size > len)
+        size = len;
+    memcpy(buf, text + offset, size);
+    return (ssize_t)size;
+}

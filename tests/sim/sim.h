@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The simulated CPU behind provider/hw.h, for test builds only.
+ * Grammar of RDRAND_SIM (comma-separated, every item optional):
+ *   rdrand=present|absent   CPUID leaf 1 ECX bit 30 (default present)
+ *   fail-at=N               the N-th RDRAND execution (1-based) returns CF=0
+ *   fail-from=N             executions N, N+1, ... return CF=0
+ *   value=HEX               every execution returns this word with CF=1
+ *   words=FILE              replay FILE's lines "<16 hex digits>[ fail]"
+ *   coco=PLATFORM           CPUID leaves and files of that kind of guest
+ * Unset or empty: a working RDRAND returning a deterministic splitmix64
+ * stream (seed fixed, so runs are repeatable).
+ */
+#ifndef RDRAND_SIM_H
+#define RDRAND_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hw.h"
+
+/*
+ * Replace the simulated CPU with the one spec describes and reset the
+ * execution count.  Returns 1, or 0 with a message in err for a bad spec
+ * (the previous configuration is then kept).
+ */
+int rdrand_sim_configure(const char *spec, char *err, size_t errlen);
+/* RDRAND executions since the last configure. */
+uint64_t rdrand_sim_executions(void);
+
+/* tests/sim/sim_coco.c: the guest platforms the simulated CPU can be. */
+/* Select a platform by name; returns 1, or 0 for an unknown name. */
+int rdrand_sim_coco_select(const char *name);
+/* Names accepted by rdrand_sim_coco_select, for error messages. */
+const char *rdrand_sim_coco_names(void);
+/* 1 and *out filled if the selected platform defines this CPUID leaf. */
+int rdrand_sim_coco_cpuid(uint32_t leaf, uint32_t subleaf,
+                          struct rdrand_cpuid *out);
+/* The platform's answer as rdrand_hw_path_exists, or -2: not its concern. */
+int rdrand_sim_coco_path_exists(const char *path);
+/* As rdrand_hw_read_file, or -2: not its concern. */
+ssize_t rdrand_sim_coco_read_file(const char *path, void *buf, size_t len,
+                                  off_t offset);
+
+#endif
