@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rdrand-provider: the names applications use.
+ *
+ * Load the provider and make it the seed source of a library context:
+ *
+ *     OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME);
+ *     RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+ *                               RDRAND_PROPERTY_QUERY);
+ *
+ * then read its state with OSSL_PROVIDER_get_params() and the parameter
+ * names below.  Every counter is a process-wide uint64_t that only grows.
+ */
+#ifndef RDRAND_PROVIDER_H
+#define RDRAND_PROVIDER_H
+
+/* Module file rdrand.so; provider name in openssl.cnf and OSSL_PROVIDER_load */
+#define RDRAND_PROVIDER_NAME "rdrand"
+/* The one RAND algorithm: a seed source fed by the RDRAND instruction. */
+#define RDRAND_ALGORITHM_NAME "RDRAND"
+/* Property query that selects this provider's implementation. */
+#define RDRAND_PROPERTY_QUERY "provider=rdrand"
+
+/* Provider parameters (OSSL_PROVIDER_get_params). */
+/* uint64: RDRAND instructions executed. */
+#define RDRAND_PARAM_RDRAND_WORDS "rdrand-words"
+/* uint64: executions that returned CF=0 (the hardware said "failed"). */
+#define RDRAND_PARAM_RDRAND_FAILURES "rdrand-failures"
+/* uint64: get_seed calls. */
+#define RDRAND_PARAM_SEED_REQUESTS "seed-requests"
+/* uint64: get_seed calls that delivered nothing. */
+#define RDRAND_PARAM_SEED_FAILURES "seed-failures"
+/* uint64: seed bytes delivered. */
+#define RDRAND_PARAM_SEED_BYTES "seed-bytes"
+/* int: 1 if CPUID reports RDRAND, else 0. */
+#define RDRAND_PARAM_RDRAND_AVAILABLE "rdrand-available"
+
+#endif

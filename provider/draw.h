@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef RDRAND_DRAW_H
+#define RDRAND_DRAW_H
+
+#include <stddef.h>
+
+#include "health.h"
+
+/*
+ * Fill out[0..len) with RDRAND output: one instruction per 64-bit word,
+ * no retry, each word through the continuous health tests of h (or none
+ * when h is NULL).  Returns RDRAND_R_OK, or the reason for the first bad
+ * word; then out is wiped and no further RDRAND was executed.
+ */
+int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len);
+
+#endif

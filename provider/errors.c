@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "errors.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <syslog.h>
+
+#include <openssl/err.h>
+
+#include "prov.h"
+
+/* Each message says what failed and what the operator can do about it. */
+static const OSSL_ITEM rdrand_reasons[] = {
+    {RDRAND_R_NO_RDRAND,
+     "RDRAND is not available on this CPU (CPUID leaf 1 ECX bit 30 is "
+     "clear); select another seed source"},
+    {RDRAND_R_RDRAND_FAILED,
+     "RDRAND reported failure (CF=0): the CPU's random number generator may "
+     "be defective; the request failed and was not retried"},
+    {RDRAND_R_STUCK_ZERO,
+     "RDRAND returned an all-zero word: the CPU's random number generator "
+     "is not usable (check microcode and firmware updates)"},
+    {RDRAND_R_STUCK_ONES,
+     "RDRAND returned an all-ones word: the CPU's random number generator "
+     "is not usable (check microcode and firmware updates)"},
+    {RDRAND_R_REPEATED_WORD,
+     "RDRAND returned the same 64-bit word twice in a row (repetition count "
+     "test): the CPU's random number generator is not usable"},
+    {RDRAND_R_ADAPTIVE_PROPORTION,
+     "RDRAND output failed the adaptive proportion test: the CPU's random "
+     "number generator is not usable"},
+    {RDRAND_R_SELFTEST_FAILED,
+     "RDRAND failed its startup self-test: the CPU's random number "
+     "generator is not usable"},
+    {RDRAND_R_LATCHED,
+     "the RDRAND source is latched in error after an earlier failure"},
+    {RDRAND_R_COCO_NO_RDRAND,
+     "confidential-computing guest without RDRAND: no trustworthy entropy "
+     "source; refusing to initialize"},
+    {RDRAND_R_COCO_SEED_FAILED,
+     "confidential-computing guest: could not draw the required RDRAND "
+     "seed at load; refusing to initialize"},
+    {RDRAND_R_BAD_CONFIG, "invalid value in the rdrand provider's config "
+                          "section"},
+    {RDRAND_R_CONFIG_UNREADABLE,
+     "could not read the rdrand provider's config section from the core"},
+    {RDRAND_R_BAD_LENGTH, "requested length is outside the allowed range"},
+    {RDRAND_R_PARENT_REFUSED, "RDRAND is a seed source and takes no parent"},
+    {RDRAND_R_NOT_INSTANTIATED, "the RDRAND context is not instantiated"},
+    {RDRAND_R_OUT_OF_MEMORY, "out of memory"},
+    {RDRAND_R_BAD_PARAMETER, "invalid parameter"},
+    {RDRAND_R_INTERNAL, "internal error"},
+    {0, NULL}};
+
+const OSSL_ITEM *rdrand_reason_strings(void)
+{
+    return rdrand_reasons;
+}
+
+const char *rdrand_reason_text(int reason)
+{
+    for (const OSSL_ITEM *r = rdrand_reasons; r->ptr != NULL; r++)
+        if ((int)r->id == reason)
+            return r->ptr;
+    return "unknown reason";
+}
+
+void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
+                  const char *func, int reason, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (prov == NULL || prov->core_new_error == NULL)
+        return;
+    prov->core_new_error(prov->handle);
+    prov->core_set_error_debug(prov->handle, file, line, func);
+    va_start(ap, fmt);
+    prov->core_vset_error(prov->handle, ERR_PACK(0, 0, reason), fmt, ap);
+    va_end(ap);
+}
+
+/*
+ * The kernel WARNs once when RDRAND fails; so do we, once per process,
+ * outside the error queue, because an error queue nobody prints is easy
+ * to miss and a broken CPU RNG is worth a line in the system log.
+ */
+void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
+{
+    static atomic_flag warned = ATOMIC_FLAG_INIT;
+    static const char fmt[] = "rdrand-provider: %s. Seed requests fail "
+                              "closed; see rdrand-provider's "
+                              "docs/operations.md.";
+
+    if (prov->config.warn == RDRAND_WARN_NONE
+        || atomic_flag_test_and_set(&warned))
+        return;
+    if (prov->config.warn == RDRAND_WARN_STDERR)
+        fprintf(stderr, fmt, rdrand_reason_text(reason)), fputc('\n', stderr);
+    else
+        syslog(LOG_USER | LOG_CRIT, fmt, rdrand_reason_text(reason));
+}

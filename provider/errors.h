@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reason codes of this provider, and how they are raised. */
+#ifndef RDRAND_ERRORS_H
+#define RDRAND_ERRORS_H
+
+#include <openssl/core.h>
+
+struct rdrand_prov;
+
+/*
+ * Reason codes (library 0, as the core requires for provider reasons).
+ * 0 means "no error" wherever a function returns a reason.
+ * The strings live in provider/errors.c; keep the two lists in step.
+ */
+enum rdrand_reason {
+    RDRAND_R_OK = 0,
+    RDRAND_R_NO_RDRAND = 100,     /* CPUID: no RDRAND */
+    RDRAND_R_RDRAND_FAILED,       /* a word came back with CF=0 */
+    RDRAND_R_STUCK_ZERO,          /* word == 0 */
+    RDRAND_R_STUCK_ONES,          /* word == ~0 */
+    RDRAND_R_REPEATED_WORD,       /* repetition count test */
+    RDRAND_R_ADAPTIVE_PROPORTION, /* adaptive proportion test */
+    RDRAND_R_SELFTEST_FAILED,     /* startup self-test */
+    RDRAND_R_LATCHED,             /* source latched after a failure */
+    RDRAND_R_COCO_NO_RDRAND,      /* CoCo guest without RDRAND */
+    RDRAND_R_COCO_SEED_FAILED,    /* CoCo init draw failed */
+    RDRAND_R_BAD_CONFIG,          /* invalid provider config value */
+    RDRAND_R_CONFIG_UNREADABLE,   /* core_get_params failed */
+    RDRAND_R_BAD_LENGTH,          /* request length out of range */
+    RDRAND_R_PARENT_REFUSED,      /* a seed source takes no parent */
+    RDRAND_R_NOT_INSTANTIATED,    /* generate before instantiate */
+    RDRAND_R_OUT_OF_MEMORY,
+    RDRAND_R_BAD_PARAMETER, /* a malformed OSSL_PARAM */
+    RDRAND_R_INTERNAL,      /* lock creation etc. */
+    RDRAND_R_MAX
+};
+
+/* The table served through OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
+const OSSL_ITEM *rdrand_reason_strings(void);
+/* The string for one reason, or "unknown reason". */
+const char *rdrand_reason_text(int reason);
+
+/*
+ * Raise reason on the error queue through the core, with an optional
+ * printf-style detail.  Safe with prov == NULL (then it does nothing).
+ */
+void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
+                  const char *func, int reason, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* One warning per process, to syslog or stderr as configured. */
+void rdrand_warn_once(const struct rdrand_prov *prov, int reason);
+
+#define RDRAND_RAISE(prov, reason, ...)                                        \
+    rdrand_raise((prov), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC, (reason),   \
+                 __VA_ARGS__)
+
+#endif

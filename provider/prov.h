@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The provider context shared by every file of the module. */
+#ifndef RDRAND_PROV_H
+#define RDRAND_PROV_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+
+#include "coco.h"
+
+enum rdrand_warn_mode {
+    RDRAND_WARN_SYSLOG,
+    RDRAND_WARN_STDERR,
+    RDRAND_WARN_NONE
+};
+enum rdrand_coco_mode { RDRAND_COCO_AUTO, RDRAND_COCO_REQUIRE };
+enum rdrand_coco_failure {
+    RDRAND_ON_COCO_FAILURE_REFUSE,
+    RDRAND_ON_COCO_FAILURE_FAIL_CLOSED,
+    RDRAND_ON_COCO_FAILURE_ABORT
+};
+
+/* Values of the provider's config section (see docs/configuration.md). */
+struct rdrand_config {
+    enum rdrand_warn_mode warn;
+    enum rdrand_coco_mode coco;
+    unsigned int coco_seed_bits;
+    enum rdrand_coco_failure on_coco_failure;
+};
+
+struct rdrand_prov {
+    const OSSL_CORE_HANDLE *handle;
+    OSSL_FUNC_core_get_params_fn *core_get_params;
+    OSSL_FUNC_core_new_error_fn *core_new_error;
+    OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
+    OSSL_FUNC_core_vset_error_fn *core_vset_error;
+
+    struct rdrand_config config;
+    int rdrand_available; /* CPUID leaf 1 ECX bit 30 */
+
+    struct rdrand_coco_result coco; /* what detection saw */
+    int coco_enforced;              /* CoCo rules apply: faults never clear */
+    uint64_t coco_seed_bits;        /* bits drawn and checked at init */
+
+    /*
+     * RDRAND_R_OK, or the reason the source is latched in error.  Written
+     * by whichever thread sees a failure; cleared only by a passing
+     * self-test, and never when coco_enforced.
+     */
+    _Atomic int fault;
+};
+
+/* The module's identity: provider/module_rdrand.c or the test module's. */
+extern const char rdrand_module_property[];
+extern const char rdrand_module_description[];
+
+#endif

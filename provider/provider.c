@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Provider entry: OSSL_provider_init, the algorithm table and the
+ * provider parameters (counters and state for OSSL_PROVIDER_get_params).
+ */
+#include <string.h>
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/opensslv.h>
+#include <openssl/params.h>
+
+#include "rdrand_provider.h"
+
+#include "coco_policy.h"
+#include "config.h"
+#include "counters.h"
+#include "errors.h"
+#include "hw.h"
+#include "prov.h"
+#include "rand.h"
+#include "source.h"
+
+#ifndef RDRAND_PROVIDER_VERSION
+#define RDRAND_PROVIDER_VERSION "0.0.0"
+#endif
+
+static OSSL_FUNC_provider_teardown_fn rdrand_teardown;
+static OSSL_FUNC_provider_gettable_params_fn rdrand_gettable_params;
+static OSSL_FUNC_provider_get_params_fn rdrand_get_params;
+static OSSL_FUNC_provider_query_operation_fn rdrand_query_operation;
+static OSSL_FUNC_provider_get_reason_strings_fn rdrand_get_reason_strings;
+
+static void rdrand_teardown(void *provctx)
+{
+    OPENSSL_clear_free(provctx, sizeof(struct rdrand_prov));
+}
+
+static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
+{
+    static const OSSL_PARAM known[] = {
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+        OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_RDRAND_WORDS, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_RDRAND_FAILURES, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_SEED_REQUESTS, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_SEED_FAILURES, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_SEED_BYTES, NULL),
+        OSSL_PARAM_int(RDRAND_PARAM_RDRAND_AVAILABLE, NULL),
+        OSSL_PARAM_END};
+
+    (void)provctx;
+    return known;
+}
+
+static const struct {
+    const char *name;
+    enum rdrand_counter counter;
+} rdrand_counter_params[] = {
+    {RDRAND_PARAM_RDRAND_WORDS, RDRAND_CTR_RDRAND_WORDS},
+    {RDRAND_PARAM_RDRAND_FAILURES, RDRAND_CTR_RDRAND_FAILURES},
+    {RDRAND_PARAM_SEED_REQUESTS, RDRAND_CTR_SEED_REQUESTS},
+    {RDRAND_PARAM_SEED_FAILURES, RDRAND_CTR_SEED_FAILURES},
+    {RDRAND_PARAM_SEED_BYTES, RDRAND_CTR_SEED_BYTES},
+};
+
+static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
+{
+    struct rdrand_prov *prov = provctx;
+    OSSL_PARAM *p;
+    size_t i;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, "rdrand-provider: " RDRAND_ALGORITHM_NAME
+                                       " seed source"))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, RDRAND_PROVIDER_VERSION))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_module_description))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
+        && !OSSL_PARAM_set_int(p, rdrand_source_usable(prov)))
+        goto bad;
+    for (i = 0;
+         i < sizeof(rdrand_counter_params) / sizeof(rdrand_counter_params[0]);
+         i++)
+        if ((p = OSSL_PARAM_locate(params, rdrand_counter_params[i].name))
+                != NULL
+            && !OSSL_PARAM_set_uint64(
+                p, rdrand_counter_get(rdrand_counter_params[i].counter)))
+            goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
+        && !OSSL_PARAM_set_int(p, prov->rdrand_available))
+        goto bad;
+    return 1;
+bad:
+    RDRAND_RAISE(prov, RDRAND_R_BAD_PARAMETER,
+                 "provider parameter \"%s\" has the wrong type", p->key);
+    return 0;
+}
+
+static const OSSL_ALGORITHM *
+rdrand_query_operation(void *provctx, int operation_id, int *no_cache)
+{
+    static const OSSL_ALGORITHM rands[] = {
+        {RDRAND_ALGORITHM_NAME, rdrand_module_property, rdrand_rand_functions,
+         rdrand_module_description},
+        {NULL, NULL, NULL, NULL}};
+
+    (void)provctx;
+    *no_cache = 0;
+    return operation_id == OSSL_OP_RAND ? rands : NULL;
+}
+
+static const OSSL_ITEM *rdrand_get_reason_strings(void *provctx)
+{
+    (void)provctx;
+    return rdrand_reason_strings();
+}
+
+static const OSSL_DISPATCH rdrand_provider_functions[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))rdrand_teardown},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS,
+     (void (*)(void))rdrand_gettable_params},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))rdrand_get_params},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION,
+     (void (*)(void))rdrand_query_operation},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
+     (void (*)(void))rdrand_get_reason_strings},
+    {0, NULL}};
+
+static void rdrand_take_core_functions(struct rdrand_prov *prov,
+                                       const OSSL_DISPATCH *in)
+{
+    for (; in->function_id != 0; in++) {
+        switch (in->function_id) {
+        case OSSL_FUNC_CORE_GET_PARAMS:
+            prov->core_get_params = OSSL_FUNC_core_get_params(in);
+            break;
+        case OSSL_FUNC_CORE_NEW_ERROR:
+            prov->core_new_error = OSSL_FUNC_core_new_error(in);
+            break;
+        case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+            prov->core_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+            break;
+        case OSSL_FUNC_CORE_VSET_ERROR:
+            prov->core_vset_error = OSSL_FUNC_core_vset_error(in);
+            break;
+        }
+    }
+}
+
+static int rdrand_cpu_has_rdrand(void)
+{
+    struct rdrand_cpuid leaf0, leaf1;
+
+    return rdrand_hw_cpuid(0, 0, &leaf0) && leaf0.eax >= 1
+           && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> 30 & 1);
+}
+
+/* The module's one exported symbol (hidden is the default here). */
+__attribute__((visibility("default"))) int
+OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+                   const OSSL_DISPATCH **out, void **provctx)
+{
+    struct rdrand_prov *prov;
+    int reason;
+
+    if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL)
+        return 0;
+    prov->handle = handle;
+    rdrand_take_core_functions(prov, in);
+    if (prov->core_new_error == NULL || prov->core_set_error_debug == NULL
+        || prov->core_vset_error == NULL)
+        prov->core_new_error = NULL; /* cannot report; rdrand_raise no-ops */
+    if (prov->core_get_params == NULL || !rdrand_config_load(prov))
+        goto refuse;
+
+    atomic_init(&prov->fault, RDRAND_R_OK);
+    prov->coco.signal = "none";
+    prov->rdrand_available = rdrand_cpu_has_rdrand();
+    if (prov->rdrand_available
+        && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
+        rdrand_source_fault(prov, reason, NULL);
+    if (!rdrand_coco_init_check(prov))
+        goto refuse;
+
+    *out = rdrand_provider_functions;
+    *provctx = prov;
+    return 1;
+refuse:
+    OPENSSL_clear_free(prov, sizeof(*prov));
+    return 0;
+}

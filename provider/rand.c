@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The RDRAND RAND algorithm: a seed source for OpenSSL's DRBGs.
+ *
+ * get_seed is what the primary DRBG calls; generate serves direct
+ * EVP_RAND_generate users and the FIPS provider's nonces.  Both go
+ * through rdrand_source_fill(), so both are health-checked, all or
+ * nothing, and counted.
+ */
+#include <string.h>
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "counters.h"
+#include "errors.h"
+#include "health.h"
+#include "prov.h"
+#include "rand.h"
+#include "source.h"
+
+struct rdrand_ctx {
+    struct rdrand_prov *prov;
+    CRYPTO_RWLOCK *lock;         /* created by enable_locking only */
+    int state;                   /* EVP_RAND_STATE_* of this context */
+    struct rdrand_health health; /* serialised by the caller or lock */
+};
+
+static OSSL_FUNC_rand_newctx_fn rdrand_newctx;
+static OSSL_FUNC_rand_freectx_fn rdrand_freectx;
+static OSSL_FUNC_rand_instantiate_fn rdrand_instantiate;
+static OSSL_FUNC_rand_uninstantiate_fn rdrand_uninstantiate;
+static OSSL_FUNC_rand_generate_fn rdrand_generate;
+static OSSL_FUNC_rand_reseed_fn rdrand_reseed;
+static OSSL_FUNC_rand_gettable_ctx_params_fn rdrand_gettable_ctx_params;
+static OSSL_FUNC_rand_get_ctx_params_fn rdrand_get_ctx_params;
+static OSSL_FUNC_rand_verify_zeroization_fn rdrand_verify_zeroization;
+static OSSL_FUNC_rand_enable_locking_fn rdrand_enable_locking;
+static OSSL_FUNC_rand_lock_fn rdrand_lock;
+static OSSL_FUNC_rand_unlock_fn rdrand_unlock;
+static OSSL_FUNC_rand_get_seed_fn rdrand_get_seed;
+static OSSL_FUNC_rand_clear_seed_fn rdrand_clear_seed;
+
+static void *rdrand_newctx(void *provctx, void *parent,
+                           const OSSL_DISPATCH *parent_calls)
+{
+    struct rdrand_ctx *ctx;
+
+    (void)parent_calls;
+    if (parent != NULL) {
+        RDRAND_RAISE(provctx, RDRAND_R_PARENT_REFUSED,
+                     "RDRAND reads the CPU directly");
+        return NULL;
+    }
+    if ((ctx = OPENSSL_zalloc(sizeof(*ctx))) == NULL) {
+        RDRAND_RAISE(provctx, RDRAND_R_OUT_OF_MEMORY, "RDRAND context");
+        return NULL;
+    }
+    ctx->prov = provctx;
+    ctx->state = EVP_RAND_STATE_UNINITIALISED;
+    rdrand_health_init(&ctx->health);
+    return ctx;
+}
+
+static void rdrand_freectx(void *vctx)
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    if (ctx == NULL)
+        return;
+    CRYPTO_THREAD_lock_free(ctx->lock);
+    OPENSSL_clear_free(ctx, sizeof(*ctx));
+}
+
+static int rdrand_instantiate(void *vctx, unsigned int strength,
+                              int prediction_resistance,
+                              const unsigned char *pstr, size_t pstr_len,
+                              const OSSL_PARAM params[])
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    (void)prediction_resistance, (void)pstr, (void)pstr_len, (void)params;
+    if (strength > RDRAND_STRENGTH) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_LENGTH,
+                     "strength %u requested, RDRAND offers %d", strength,
+                     RDRAND_STRENGTH);
+        return 0;
+    }
+    rdrand_health_init(&ctx->health);
+    ctx->state = EVP_RAND_STATE_READY;
+    return 1;
+}
+
+static int rdrand_uninstantiate(void *vctx)
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    rdrand_health_init(&ctx->health);
+    ctx->state = EVP_RAND_STATE_UNINITIALISED;
+    return 1;
+}
+
+static int rdrand_check_request(struct rdrand_ctx *ctx, unsigned int strength)
+{
+    if (ctx->state != EVP_RAND_STATE_READY) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_NOT_INSTANTIATED,
+                     "call EVP_RAND_instantiate first");
+        return 0;
+    }
+    if (strength > RDRAND_STRENGTH) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_LENGTH,
+                     "strength %u requested, RDRAND offers %d", strength,
+                     RDRAND_STRENGTH);
+        return 0;
+    }
+    return 1;
+}
+
+static int rdrand_generate(void *vctx, unsigned char *out, size_t outlen,
+                           unsigned int strength, int prediction_resistance,
+                           const unsigned char *adin, size_t adin_len)
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    (void)prediction_resistance, (void)adin, (void)adin_len;
+    if (!rdrand_check_request(ctx, strength))
+        return 0;
+    return rdrand_source_fill(ctx->prov, &ctx->health, out, outlen);
+}
+
+/* Every request is drawn fresh from the CPU: there is no state to reseed. */
+static int rdrand_reseed(void *vctx, int prediction_resistance,
+                         const unsigned char *ent, size_t ent_len,
+                         const unsigned char *adin, size_t adin_len)
+{
+    (void)vctx, (void)prediction_resistance, (void)ent, (void)ent_len;
+    (void)adin, (void)adin_len;
+    return 1;
+}
+
+/*
+ * As SEED-SRC: deliver max(ceil(entropy / 8), min_len) bytes, crediting
+ * 8 bits per byte, or fail if that exceeds max_len.  The buffer comes
+ * from the secure heap because the DRBG hands it back to clear_seed.
+ * The caller's adin is not mixed in: every call draws fresh hardware
+ * output, so there is nothing to tell apart.
+ */
+static size_t rdrand_get_seed(void *vctx, unsigned char **pout, int entropy,
+                              size_t min_len, size_t max_len,
+                              int prediction_resistance,
+                              const unsigned char *adin, size_t adin_len)
+{
+    struct rdrand_ctx *ctx = vctx;
+    size_t len = entropy > 0 ? ((size_t)entropy + 7) / 8 : 0;
+    unsigned char *buf;
+
+    (void)prediction_resistance, (void)adin, (void)adin_len;
+    rdrand_counter_add(RDRAND_CTR_SEED_REQUESTS, 1);
+    *pout = NULL;
+    if (len < min_len)
+        len = min_len;
+    if (len == 0 || len > max_len) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_LENGTH,
+                     "seed of %zu bytes (entropy %d, min %zu, max %zu)", len,
+                     entropy, min_len, max_len);
+        goto fail;
+    }
+    if (!rdrand_check_request(ctx, 0))
+        goto fail;
+    if ((buf = OPENSSL_secure_malloc(len)) == NULL) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_OUT_OF_MEMORY, "seed of %zu bytes",
+                     len);
+        goto fail;
+    }
+    if (!rdrand_source_fill(ctx->prov, &ctx->health, buf, len)) {
+        OPENSSL_secure_clear_free(buf, len);
+        goto fail;
+    }
+    rdrand_counter_add(RDRAND_CTR_SEED_BYTES, len);
+    *pout = buf;
+    return len;
+fail:
+    rdrand_counter_add(RDRAND_CTR_SEED_FAILURES, 1);
+    return 0;
+}
+
+static void rdrand_clear_seed(void *vctx, unsigned char *buf, size_t len)
+{
+    (void)vctx;
+    OPENSSL_secure_clear_free(buf, len);
+}
+
+static int rdrand_verify_zeroization(void *vctx)
+{
+    (void)vctx;
+    return 1; /* no secret outlives a call: buffers are wiped as they go */
+}
+
+static int rdrand_enable_locking(void *vctx)
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    if (ctx->lock == NULL && (ctx->lock = CRYPTO_THREAD_lock_new()) == NULL) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_INTERNAL, "cannot create a lock");
+        return 0;
+    }
+    return 1;
+}
+
+static int rdrand_lock(void *vctx)
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    return ctx->lock == NULL || CRYPTO_THREAD_write_lock(ctx->lock);
+}
+
+static void rdrand_unlock(void *vctx)
+{
+    struct rdrand_ctx *ctx = vctx;
+
+    if (ctx->lock != NULL)
+        CRYPTO_THREAD_unlock(ctx->lock);
+}
+
+static const OSSL_PARAM *rdrand_gettable_ctx_params(void *vctx, void *provctx)
+{
+    static const OSSL_PARAM known[] = {
+        OSSL_PARAM_int(OSSL_RAND_PARAM_STATE, NULL),
+        OSSL_PARAM_uint(OSSL_RAND_PARAM_STRENGTH, NULL),
+        OSSL_PARAM_size_t(OSSL_RAND_PARAM_MAX_REQUEST, NULL), OSSL_PARAM_END};
+
+    (void)vctx, (void)provctx;
+    return known;
+}
+
+/*
+ * The state is what the next request would meet: an instantiated context
+ * whose source is unavailable or latched in error reports ERROR.
+ */
+static int rdrand_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    struct rdrand_ctx *ctx = vctx;
+    OSSL_PARAM *p;
+    int state = ctx->state;
+
+    if (state == EVP_RAND_STATE_READY && !rdrand_source_usable(ctx->prov))
+        state = EVP_RAND_STATE_ERROR;
+    if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_STATE)) != NULL
+        && !OSSL_PARAM_set_int(p, state))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_STRENGTH)) != NULL
+        && !OSSL_PARAM_set_uint(p, RDRAND_STRENGTH))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_MAX_REQUEST)) != NULL
+        && !OSSL_PARAM_set_size_t(p, RDRAND_MAX_REQUEST))
+        goto bad;
+    return 1;
+bad:
+    RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_PARAMETER, "parameter \"%s\"", p->key);
+    return 0;
+}
+
+const OSSL_DISPATCH rdrand_rand_functions[] = {
+    {OSSL_FUNC_RAND_NEWCTX, (void (*)(void))rdrand_newctx},
+    {OSSL_FUNC_RAND_FREECTX, (void (*)(void))rdrand_freectx},
+    {OSSL_FUNC_RAND_INSTANTIATE, (void (*)(void))rdrand_instantiate},
+    {OSSL_FUNC_RAND_UNINSTANTIATE, (void (*)(void))rdrand_uninstantiate},
+    {OSSL_FUNC_RAND_GENERATE, (void (*)(void))rdrand_generate},
+    {OSSL_FUNC_RAND_RESEED, (void (*)(void))rdrand_reseed},
+    {OSSL_FUNC_RAND_ENABLE_LOCKING, (void (*)(void))rdrand_enable_locking},
+    {OSSL_FUNC_RAND_LOCK, (void (*)(void))rdrand_lock},
+    {OSSL_FUNC_RAND_UNLOCK, (void (*)(void))rdrand_unlock},
+    {OSSL_FUNC_RAND_GETTABLE_CTX_PARAMS,
+     (void (*)(void))rdrand_gettable_ctx_params},
+    {OSSL_FUNC_RAND_GET_CTX_PARAMS, (void (*)(void))rdrand_get_ctx_params},
+    {OSSL_FUNC_RAND_VERIFY_ZEROIZATION,
+     (void (*)(void))rdrand_verify_zeroization},
+    {OSSL_FUNC_RAND_GET_SEED, (void (*)(void))rdrand_get_seed},
+    {OSSL_FUNC_RAND_CLEAR_SEED, (void (*)(void))rdrand_clear_seed},
+    {0, NULL}};

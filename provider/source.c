@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "source.h"
+
+#include <stdint.h>
+
+#include <openssl/crypto.h>
+
+#include "counters.h"
+#include "draw.h"
+#include "errors.h"
+
+int rdrand_source_selftest(void)
+{
+    uint64_t words[RDRAND_SELFTEST_WORDS];
+    int reason = rdrand_draw(NULL, (unsigned char *)words, sizeof(words));
+
+    if (reason == RDRAND_R_OK)
+        reason = rdrand_health_selftest_sample(words, RDRAND_SELFTEST_WORDS);
+    OPENSSL_cleanse(words, sizeof(words));
+    return reason;
+}
+
+static int rdrand_is_health_reason(int reason)
+{
+    return reason == RDRAND_R_STUCK_ZERO || reason == RDRAND_R_STUCK_ONES
+           || reason == RDRAND_R_REPEATED_WORD
+           || reason == RDRAND_R_ADAPTIVE_PROPORTION
+           || reason == RDRAND_R_SELFTEST_FAILED;
+}
+
+void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
+{
+    int expected = RDRAND_R_OK;
+
+    /* The first fault is the one worth reporting; keep it. */
+    atomic_compare_exchange_strong(&prov->fault, &expected, reason);
+    if (rdrand_is_health_reason(reason))
+        rdrand_counter_add(RDRAND_CTR_HEALTH_FAILURES, 1);
+    if (what != NULL)
+        RDRAND_RAISE(prov, reason, "%s", what);
+    rdrand_warn_once(prov, reason);
+}
+
+/*
+ * Recovery policy.  Outside a confidential guest a fault is latched until
+ * a later request finds the hardware healthy again: that request first
+ * runs the full startup self-test and proceeds only if it passes.  Inside
+ * one (coco_enforced) the first fault latches for the life of the
+ * provider, as the kernel would have panicked instead.
+ */
+int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
+                       unsigned char *out, size_t len)
+{
+    int latched = atomic_load(&prov->fault);
+    int reason = RDRAND_R_OK;
+
+    if (!prov->rdrand_available) {
+        RDRAND_RAISE(prov, RDRAND_R_NO_RDRAND, "no seed was produced");
+        return 0;
+    }
+    if (latched != RDRAND_R_OK && prov->coco_enforced) {
+        RDRAND_RAISE(prov, latched,
+                     "latched in a confidential guest (%s): "
+                     "restart the process on working hardware",
+                     rdrand_coco_platform_name(prov->coco.platform));
+        return 0;
+    }
+    if (latched != RDRAND_R_OK) {
+        reason = rdrand_source_selftest();
+        if (reason == RDRAND_R_OK) {
+            atomic_compare_exchange_strong(&prov->fault, &latched, RDRAND_R_OK);
+            rdrand_health_init(h);
+        }
+    }
+    if (reason == RDRAND_R_OK)
+        reason = rdrand_draw(h, out, len);
+    if (reason == RDRAND_R_OK)
+        return 1;
+    rdrand_source_fault(prov, reason, "the request failed closed");
+    return 0;
+}
+
+int rdrand_source_usable(const struct rdrand_prov *prov)
+{
+    return prov->rdrand_available && atomic_load(&prov->fault) == RDRAND_R_OK;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The RDRAND source as the RAND algorithm sees it: availability, the
+ * latched fault state, recovery through the self-test, and the failure
+ * path (latch, count, error queue, one-shot warning).
+ */
+#ifndef RDRAND_SOURCE_H
+#define RDRAND_SOURCE_H
+
+#include <stddef.h>
+
+#include "health.h"
+#include "prov.h"
+
+/* Draw and judge RDRAND_SELFTEST_WORDS words; RDRAND_R_OK or a reason. */
+int rdrand_source_selftest(void);
+
+/*
+ * Fill out[0..len) with health-checked RDRAND output, all or nothing.
+ * h is the caller's continuous-test state, serialised by the caller.
+ * Returns 1, or 0 with out wiped and the reason on the error queue.
+ */
+int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
+                       unsigned char *out, size_t len);
+
+/*
+ * Record a hardware fault: latch it, count it, raise it with detail what
+ * (unless what is NULL: nobody is waiting for an answer), warn once.
+ */
+void rdrand_source_fault(struct rdrand_prov *prov, int reason,
+                         const char *what);
+
+/* 1 when a request would be attempted (RDRAND present, nothing latched). */
+int rdrand_source_usable(const struct rdrand_prov *prov);
+
+#endif
