@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Long false-positive test of provider/health.c: clean streams must never
+ * trip.  With the cutoffs of health.c the chance that 10^7 good words trip
+ * anything is <= 7.5e-8, and that 10^5 self-tests fail is <= 1.7e-9, so a
+ * failure here means a bug, not bad luck.  Also checks that the APT counts
+ * of a clean stream follow 1 + Binomial(511, 2^-8), which the stated
+ * false-positive rate rests on.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "errors.h"
+#include "health.h"
+
+#define RDRAND_LONG_WORDS 10000000u
+#define RDRAND_LONG_SELFTESTS 100000u
+#define RDRAND_LONG_CHUNK 4096u
+
+static uint64_t rdrand_test_splitmix(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static double rdrand_test_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sum of final APT counts over closed lane-windows, for the mean check. */
+struct rdrand_test_apt_stats {
+    uint64_t windows;
+    uint64_t sum;
+    unsigned max;
+};
+
+static void rdrand_test_collect(const struct rdrand_health *h,
+                                struct rdrand_test_apt_stats *st)
+{
+    for (int i = 0; i < 8; i++) {
+        if (h->lane[i].seen != 0)
+            return; /* all lanes close their windows together */
+        st->windows++;
+        st->sum += h->lane[i].matches;
+        if (h->lane[i].matches > st->max)
+            st->max = h->lane[i].matches;
+    }
+}
+
+/*
+ * Mean count per lane-window is 1 + 511/256 = 2.996 with standard
+ * deviation 1.41; over 156248 windows the mean's standard error is 0.0036,
+ * so +-0.03 (8 sigma) never fails by chance yet catches a test that
+ * miscounts (e.g. not counting the reference gives 1.996).  The exact
+ * window length is pinned by the trip tests in test_health.c.
+ */
+static void rdrand_test_check_stats(const char *name,
+                                    const struct rdrand_test_apt_stats *st)
+{
+    double mean = (double)st->sum / (double)st->windows;
+
+    printf("%s: %llu lane-windows, mean count %.4f (expect 2.9961), "
+           "max %u (cutoff %d)\n",
+           name, (unsigned long long)st->windows, mean, st->max,
+           RDRAND_APT_CUTOFF);
+    assert_true(st->windows >= 150000);
+    assert_true(mean > 2.9961 - 0.03 && mean < 2.9961 + 0.03);
+    assert_true(st->max < RDRAND_APT_CUTOFF);
+}
+
+static void rdrand_test_fail_at(const char *name, uint64_t i, uint64_t w,
+                                int reason)
+{
+    print_error("%s: word %llu (0x%016llx) tripped reason %d\n", name,
+                (unsigned long long)i, (unsigned long long)w, reason);
+    fail();
+}
+
+static void test_long_splitmix(void **state)
+{
+    struct rdrand_health h;
+    struct rdrand_test_apt_stats st = {0};
+    uint64_t s = 0x0123456789abcdefu;
+    double t0 = rdrand_test_now();
+
+    (void)state;
+    rdrand_health_init(&h);
+    for (uint64_t i = 0; i < RDRAND_LONG_WORDS; i++) {
+        uint64_t w = rdrand_test_splitmix(&s);
+        int reason = rdrand_health_check_word(&h, w);
+
+        if (reason != RDRAND_R_OK)
+            rdrand_test_fail_at("splitmix64", i, w, reason);
+        rdrand_test_collect(&h, &st);
+    }
+    printf("splitmix64: %u words in %.2f s\n", RDRAND_LONG_WORDS,
+           rdrand_test_now() - t0);
+    rdrand_test_check_stats("splitmix64", &st);
+}
+
+/* Fill buf from getrandom(); 0 on success, -1 if the kernel has none. */
+static int rdrand_test_getrandom(uint64_t *buf, size_t n)
+{
+    unsigned char *p = (unsigned char *)buf;
+    size_t left = n * sizeof(*buf);
+
+    while (left > 0) {
+        ssize_t got = getrandom(p, left, 0);
+
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        p += got;
+        left -= (size_t)got;
+    }
+    return 0;
+}
+
+static void test_long_getrandom(void **state)
+{
+    static uint64_t buf[RDRAND_LONG_CHUNK];
+    struct rdrand_health h;
+    struct rdrand_test_apt_stats st = {0};
+    double t0 = rdrand_test_now();
+
+    (void)state;
+    if (rdrand_test_getrandom(buf, 1) != 0) {
+        printf("getrandom() unavailable (errno %d); skipped\n", errno);
+        skip();
+    }
+    rdrand_health_init(&h);
+    for (uint64_t i = 0; i < RDRAND_LONG_WORDS; i++) {
+        uint64_t w;
+        int reason;
+
+        if (i % RDRAND_LONG_CHUNK == 0)
+            assert_int_equal(rdrand_test_getrandom(buf, RDRAND_LONG_CHUNK), 0);
+        w = buf[i % RDRAND_LONG_CHUNK];
+        if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
+            rdrand_test_fail_at("getrandom", i, w, reason);
+        rdrand_test_collect(&h, &st);
+    }
+    printf("getrandom: %u words in %.2f s\n", RDRAND_LONG_WORDS,
+           rdrand_test_now() - t0);
+    rdrand_test_check_stats("getrandom", &st);
+}
+
+static void test_long_selftests(void **state)
+{
+    uint64_t s = 0xfeedfacecafebeefu, w[RDRAND_SELFTEST_WORDS];
+    double t0 = rdrand_test_now();
+    int sources = 1;
+
+    (void)state;
+    for (uint64_t k = 0; k < RDRAND_LONG_SELFTESTS; k++) {
+        int reason;
+
+        for (size_t i = 0; i < RDRAND_SELFTEST_WORDS; i++)
+            w[i] = rdrand_test_splitmix(&s);
+        reason = rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS);
+        if (reason != RDRAND_R_OK)
+            rdrand_test_fail_at("selftest", k, w[0], reason);
+    }
+    if (rdrand_test_getrandom(w, RDRAND_SELFTEST_WORDS) == 0) {
+        sources = 2;
+        for (uint64_t k = 0; k < RDRAND_LONG_SELFTESTS; k++) {
+            int reason;
+
+            assert_int_equal(rdrand_test_getrandom(w, RDRAND_SELFTEST_WORDS),
+                             0);
+            reason = rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS);
+            if (reason != RDRAND_R_OK)
+                rdrand_test_fail_at("selftest/getrandom", k, w[0], reason);
+        }
+    }
+    printf("selftest: %u fresh samples from each of %d sources in %.2f s\n",
+           RDRAND_LONG_SELFTESTS, sources, rdrand_test_now() - t0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_long_splitmix),
+        cmocka_unit_test(test_long_getrandom),
+        cmocka_unit_test(test_long_selftests),
+    };
+    double t0 = rdrand_test_now();
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+
+    printf("test_health_long: %.2f s in total\n", rdrand_test_now() - t0);
+    return rc;
+}
