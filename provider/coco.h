@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Confidential-computing guest detection.
+ *
+ * rdrand_coco_gather() takes a snapshot of every signal through the hw
+ * seam; rdrand_coco_detect() is a pure function of that snapshot, so the
+ * tests can feed it every platform and every contradiction.
+ * Rule: any positive or conflicting signal means CoCo; an unreadable or
+ * masked input never means "not CoCo".
+ */
+#ifndef RDRAND_COCO_H
+#define RDRAND_COCO_H
+
+#include <stdint.h>
+
+#include "hw.h"
+
+enum rdrand_coco_platform {
+    RDRAND_COCO_NONE = 0,
+    RDRAND_COCO_SEV,
+    RDRAND_COCO_SEV_ES,
+    RDRAND_COCO_SEV_SNP,
+    RDRAND_COCO_TDX,
+    RDRAND_COCO_HYPERV_SNP,
+    RDRAND_COCO_HYPERV_TDX,
+    RDRAND_COCO_UNKNOWN_CVM
+};
+
+/* Tri-state for file signals. */
+#define RDRAND_SIGNAL_ABSENT 0
+#define RDRAND_SIGNAL_PRESENT 1
+#define RDRAND_SIGNAL_UNKNOWN (-1)
+
+struct rdrand_coco_inputs {
+    /* CPUID; a leaf beyond the reported maximum is left zeroed. */
+    int have_cpuid;
+    struct rdrand_cpuid leaf0, leaf1, leaf21;
+    struct rdrand_cpuid ext0, ext1f;   /* 0x80000000, ..1F */
+    struct rdrand_cpuid hv0, hv3, hvc; /* 0x400000{00,03,0C} */
+    /* The kernel's view (RDRAND_SIGNAL_*). */
+    int cpuinfo_tdx_guest; /* "tdx_guest" in /proc/cpuinfo flags */
+    int sysfs_sev_guest;   /* /sys/devices/platform/sev-guest */
+    int dev_sev_guest;     /* /dev/sev-guest */
+    int dev_tdx_guest;     /* /dev/tdx_guest */
+    int configfs_tsm;      /* /sys/kernel/config/tsm/report */
+    int sysfs_cpu_sev;     /* /sys/devices/system/cpu/sev */
+    /* SEV_STATUS MSR 0xC0010131, only where /dev/cpu/0/msr is readable. */
+    int have_sev_status;
+    uint64_t sev_status;
+};
+
+struct rdrand_coco_result {
+    enum rdrand_coco_platform platform;
+    /* Static string naming the signal that decided, e.g. "cpuid-0x21". */
+    const char *signal;
+};
+
+void rdrand_coco_gather(struct rdrand_coco_inputs *in);
+void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
+                        struct rdrand_coco_result *out);
+/* "none", "sev", "sev-es", "sev-snp", "tdx", "hyperv-snp", ... */
+const char *rdrand_coco_platform_name(enum rdrand_coco_platform p);
+
+#endif
