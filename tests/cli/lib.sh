@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
+# Shared by the CLI tests: run the real openssl binary against our modules
+# and conf/ files, count checks, print "N passed, N failed" at the end.
+set -uo pipefail
+: "${OPENSSL_BIN:?set by ctest}" "${RDRAND_BUILD_DIR:?}" "${RDRAND_SOURCE_DIR:?}"
+
+# shellcheck disable=SC2034 # used by the scripts that source this file
+CONF=$RDRAND_SOURCE_DIR/conf
+# shellcheck disable=SC2034
+REAL_MODULES=$RDRAND_BUILD_DIR
+SIM_MODULES=$RDRAND_BUILD_DIR/tests
+# shellcheck disable=SC2034
+STAT=$RDRAND_BUILD_DIR/rdrand-stat
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+passed=0
+failed=0
+
+check() { # check DESCRIPTION COMMAND...: passes if the command succeeds
+    local what=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "ok - $what"
+    else
+        failed=$((failed + 1))
+        echo "not ok - $what"
+        echo "  --- stdout:"; sed 's/^/  | /' "$OUT/stdout" 2>/dev/null
+        echo "  --- stderr:"; sed 's/^/  | /' "$OUT/stderr" 2>/dev/null
+    fi
+}
+
+# run ENV... -- CMD...: run with extra environment, keep output and status
+run() {
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    env "${envs[@]}" "$@" >"$OUT/stdout" 2>"$OUT/stderr"
+    status=$?
+}
+
+exited_ok() { [ "$status" -eq 0 ]; }
+exited_fail() { [ "$status" -ne 0 ] && [ "$status" -lt 128 ]; }
+stdout_has() { grep -qE -- "$1" "$OUT/stdout"; }
+stderr_has() { grep -qE -- "$1" "$OUT/stderr"; }
+stdout_lacks() { ! grep -qE -- "$1" "$OUT/stdout"; }
+line_is() { [ "$(sed -n "$1p" "$OUT/stdout")" = "$2" ]; }     # line_is N TEXT
+line_at_least() { [ "$(sed -n "$1p" "$OUT/stdout")" -ge "$2" ]; } # N MIN
+
+sim_env() { # sim_env SPEC: environment for the simulated-CPU module
+    echo "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/rdrand-sim.cnf" \
+        "RDRAND_SIM=$1"
+}
+
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# openssl rand with the provider as seed source: via openssl.cnf, via
+# -provider, and the fail-closed path that proves the seed was used.
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# --- the simulated CPU (runs everywhere) ---
+# shellcheck disable=SC2046
+run $(sim_env "") -- "$OPENSSL_BIN" rand -hex 32
+check "sim: rand via conf/rdrand-sim.cnf" exited_ok
+check "sim: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
+
+# The seed source is really used: a broken simulated RDRAND makes
+# openssl rand fail with our reason (OpenSSL would fall back to the OS
+# silently if the seed source were never fetched).
+# shellcheck disable=SC2046
+run $(sim_env "fail-from=1") -- "$OPENSSL_BIN" rand -hex 32
+check "sim fail-from=1: rand exits non-zero" exited_fail
+check "sim fail-from=1: our reason on stderr" \
+    stderr_has 'RDRAND reported failure \(CF=0\)'
+check "sim fail-from=1: no bytes printed" stdout_lacks '[0-9a-f]{8}'
+check "sim fail-from=1: one-shot warning (warn = stderr)" \
+    stderr_has '^rdrand-provider: RDRAND'
+
+# A failure inside the first seed request (after the 8-word self-test).
+# shellcheck disable=SC2046
+run $(sim_env "fail-at=9") -- "$OPENSSL_BIN" rand -hex 16
+check "sim fail-at=9: rand exits non-zero" exited_fail
+check "sim fail-at=9: our reason" stderr_has 'RDRAND reported failure'
+
+# shellcheck disable=SC2046
+run $(sim_env "rdrand=absent") -- "$OPENSSL_BIN" rand -hex 16
+check "sim rdrand=absent: rand fails closed" exited_fail
+check "sim rdrand=absent: says RDRAND is missing" \
+    stderr_has 'RDRAND is not available on this CPU'
+
+# shellcheck disable=SC2046
+run $(sim_env "value=ffffffffffffffff") -- "$OPENSSL_BIN" rand -hex 16
+check "sim stuck ~0: rand fails closed" exited_fail
+
+# -provider on the command line; the config only names the seed.
+run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
+    "RDRAND_SIM=" -- "$OPENSSL_BIN" rand -provider rdrand-sim \
+    -provider default -hex 16
+check "sim: rand via -provider" exited_ok
+run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
+    "RDRAND_SIM=fail-from=1" -- "$OPENSSL_BIN" rand -provider rdrand-sim \
+    -provider default -hex 16
+check "sim: -provider path really seeds from us (fails when broken)" \
+    exited_fail
+
+# --- the real module on the real CPU ---
+run "OPENSSL_MODULES=$REAL_MODULES" -- "$STAT" -l rdrand-available
+if [ "$(cat "$OUT/stdout")" = 1 ]; then
+    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
+        "$OPENSSL_BIN" rand -hex 32
+    check "real: rand via conf/rdrand.cnf" exited_ok
+    check "real: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
+    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
+        -- "$OPENSSL_BIN" rand -provider rdrand -provider default -hex 16
+    check "real: rand via -provider" exited_ok
+    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
+        "$STAT" -n 32 -r seed-requests rdrand-failures
+    check "real: the seed source was used (seed-requests >= 2)" \
+        line_at_least 1 2
+    check "real: no RDRAND failures" line_is 2 0
+else
+    echo "SKIP: no RDRAND on this CPU; real-module checks not run"
+fi
+finish

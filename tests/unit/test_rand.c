@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The RAND algorithm: first through its dispatch table against a fake
+ * core (exact arguments, exact errors), then through the real libcrypto
+ * with the provider registered as a builtin in a fresh library context.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+#include <openssl/rand.h>
+
+#include "rdrand_provider.h"
+
+#include "errors.h"
+#include "fake_core.h"
+#include "health.h"
+#include "rand.h"
+#include "sim.h"
+
+struct fixture {
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+    void *ctx;
+    OSSL_FUNC_rand_get_seed_fn *get_seed;
+    OSSL_FUNC_rand_clear_seed_fn *clear_seed;
+    OSSL_FUNC_rand_generate_fn *generate;
+};
+
+#define RAND_FN(type, id)                                                      \
+    ((OSSL_FUNC_rand_##type##_fn *)fake_dispatch_fn(rdrand_rand_functions, id))
+
+static void fixture_up(struct fixture *f, const char *sim)
+{
+    memset(f, 0, sizeof(*f));
+    assert_int_equal(fake_provider_init(sim, NULL, &f->provctx, &f->prov), 1);
+    f->ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(f->provctx, NULL, NULL);
+    assert_non_null(f->ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         f->ctx, 0, 0, NULL, 0, NULL),
+                     1);
+    f->get_seed = RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED);
+    f->clear_seed = RAND_FN(clear_seed, OSSL_FUNC_RAND_CLEAR_SEED);
+    f->generate = RAND_FN(generate, OSSL_FUNC_RAND_GENERATE);
+    fake_core_reset(NULL);
+}
+
+static void fixture_down(struct fixture *f)
+{
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(f->ctx);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        f->prov, OSSL_FUNC_PROVIDER_TEARDOWN))(f->provctx);
+}
+
+static uint64_t counter(struct fixture *f, const char *name)
+{
+    return fake_get_u64(f->prov, f->provctx, name);
+}
+
+/* bytes = max(ceil(entropy / 8), min_len), refused above max_len. */
+static void test_seed_lengths(void **state)
+{
+    static const struct {
+        int entropy;
+        size_t min_len, max_len, expect;
+    } cases[] = {
+        {256, 32, 64, 32},  {256, 48, 64, 48},
+        {384, 48, 100, 48}, {1, 0, 8, 1},
+        {7, 0, 8, 1},       {9, 0, 8, 2},
+        {255, 0, 64, 32},   {0, 17, 17, 17},
+        {0, 0, 100, 0},     {-5, 3, 3, 3},
+        {256, 33, 32, 0},   {8000, 0, 1000, 1000},
+        {8008, 0, 1000, 0}, {256, 0, SIZE_MAX / 2, 32},
+    };
+    struct fixture f;
+
+    (void)state;
+    fixture_up(&f, "");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned char *seed = (unsigned char *)1;
+        uint64_t req = counter(&f, RDRAND_PARAM_SEED_REQUESTS);
+        uint64_t fails = counter(&f, RDRAND_PARAM_SEED_FAILURES);
+        uint64_t bytes = counter(&f, RDRAND_PARAM_SEED_BYTES);
+        size_t got = f.get_seed(f.ctx, &seed, cases[i].entropy,
+                                cases[i].min_len, cases[i].max_len, 0, NULL, 0);
+
+        assert_int_equal(got, cases[i].expect);
+        assert_int_equal(counter(&f, RDRAND_PARAM_SEED_REQUESTS) - req, 1);
+        assert_int_equal(counter(&f, RDRAND_PARAM_SEED_FAILURES) - fails,
+                         got == 0);
+        assert_int_equal(counter(&f, RDRAND_PARAM_SEED_BYTES) - bytes, got);
+        if (got == 0) {
+            assert_null(seed);
+            assert_int_equal(fake_last_reason(), RDRAND_R_BAD_LENGTH);
+        } else {
+            assert_non_null(seed);
+            f.clear_seed(f.ctx, seed, got);
+        }
+    }
+    f.clear_seed(f.ctx, NULL, 0); /* the DRBG does this after a failure */
+    fixture_down(&f);
+}
+
+/* A CF=0 at word k of a seed: nothing delivered, counters exact. */
+static void test_seed_fails_closed(void **state)
+{
+    char spec[32];
+
+    (void)state;
+    for (int k = 1; k <= 6; k++) {
+        struct fixture f;
+        unsigned char *seed = (unsigned char *)1;
+        uint64_t hw_fail, seed_fail, words, executed_before;
+
+        /* init runs the self-test; fail inside the seed request instead */
+        snprintf(spec, sizeof(spec), "fail-at=%d", RDRAND_SELFTEST_WORDS + k);
+        fixture_up(&f, spec);
+        hw_fail = counter(&f, RDRAND_PARAM_RDRAND_FAILURES);
+        seed_fail = counter(&f, RDRAND_PARAM_SEED_FAILURES);
+        words = counter(&f, RDRAND_PARAM_RDRAND_WORDS);
+        executed_before = rdrand_sim_executions();
+        assert_int_equal(f.get_seed(f.ctx, &seed, 384, 48, 1000, 0, NULL, 0),
+                         0);
+        assert_null(seed);
+        assert_int_equal(rdrand_sim_executions() - executed_before, k);
+        assert_int_equal(counter(&f, RDRAND_PARAM_RDRAND_WORDS) - words, k);
+        assert_int_equal(counter(&f, RDRAND_PARAM_RDRAND_FAILURES) - hw_fail,
+                         1);
+        assert_int_equal(counter(&f, RDRAND_PARAM_SEED_FAILURES) - seed_fail,
+                         1);
+        assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+        assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
+
+        /* The next request self-tests, passes and recovers. */
+        assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 32);
+        f.clear_seed(f.ctx, seed, 32);
+        assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 1);
+        fixture_down(&f);
+    }
+}
+
+static void test_no_rdrand(void **state)
+{
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+    unsigned char *seed = (unsigned char *)1, buf[16];
+    void *ctx;
+
+    (void)state;
+    assert_int_equal(fake_provider_init("rdrand=absent", NULL, &provctx, &prov),
+                     1);
+    assert_int_equal(fake_get_int(prov, provctx, RDRAND_PARAM_RDRAND_AVAILABLE),
+                     0);
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 0, 0, NULL, 0, NULL),
+                     1);
+    assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
+                         ctx, &seed, 256, 32, 64, 0, NULL, 0),
+                     0);
+    assert_null(seed);
+    assert_int_equal(fake_last_reason(), RDRAND_R_NO_RDRAND);
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         ctx, buf, sizeof(buf), 0, 0, NULL, 0),
+                     0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_NO_RDRAND);
+    assert_int_equal(rdrand_sim_executions(), 0); /* would be #UD */
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+}
+
+static void test_parent_refused_and_uninstantiated(void **state)
+{
+    struct fixture f;
+    unsigned char buf[8];
+    int parent;
+
+    (void)state;
+    fixture_up(&f, "");
+    assert_null(
+        RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(f.provctx, &parent, NULL));
+    assert_int_equal(fake_last_reason(), RDRAND_R_PARENT_REFUSED);
+    assert_int_equal(
+        RAND_FN(uninstantiate, OSSL_FUNC_RAND_UNINSTANTIATE)(f.ctx), 1);
+    assert_int_equal(f.generate(f.ctx, buf, sizeof(buf), 0, 0, NULL, 0), 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_NOT_INSTANTIATED);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         f.ctx, 512, 0, NULL, 0, NULL),
+                     0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_LENGTH);
+    fixture_down(&f);
+}
+
+/* Threads share one locked context; every word is counted exactly. */
+struct worker {
+    struct fixture *f;
+    int ok;
+};
+
+static void *worker_run(void *arg)
+{
+    struct worker *w = arg;
+    OSSL_FUNC_rand_lock_fn *lock = RAND_FN(lock, OSSL_FUNC_RAND_LOCK);
+    OSSL_FUNC_rand_unlock_fn *unlock = RAND_FN(unlock, OSSL_FUNC_RAND_UNLOCK);
+    unsigned char *seed;
+
+    w->ok = 1;
+    for (int i = 0; i < 2000; i++) {
+        size_t n;
+
+        if (!lock(w->f->ctx))
+            return w->ok = 0, NULL;
+        n = w->f->get_seed(w->f->ctx, &seed, 256, 32, 64, 0, NULL, 0);
+        if (n == 32)
+            w->f->clear_seed(w->f->ctx, seed, n);
+        unlock(w->f->ctx);
+        w->ok &= n == 32;
+    }
+    return NULL;
+}
+
+static void test_threads_locked_ctx(void **state)
+{
+    struct fixture f;
+    struct worker w[4];
+    pthread_t t[4];
+    uint64_t words, bytes;
+
+    (void)state;
+    fixture_up(&f, "");
+    assert_int_equal(
+        RAND_FN(enable_locking, OSSL_FUNC_RAND_ENABLE_LOCKING)(f.ctx), 1);
+    words = counter(&f, RDRAND_PARAM_RDRAND_WORDS);
+    bytes = counter(&f, RDRAND_PARAM_SEED_BYTES);
+    for (int i = 0; i < 4; i++) {
+        w[i].f = &f;
+        assert_int_equal(pthread_create(&t[i], NULL, worker_run, &w[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_true(w[i].ok);
+    }
+    assert_int_equal(counter(&f, RDRAND_PARAM_RDRAND_WORDS) - words,
+                     4 * 2000 * 4);
+    assert_int_equal(counter(&f, RDRAND_PARAM_SEED_BYTES) - bytes,
+                     4 * 2000 * 32);
+    fixture_down(&f);
+}
+
+/* ---- through the real libcrypto ---- */
+
+static OSSL_LIB_CTX *builtin_libctx(const char *sim)
+{
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+
+    sim_or_fail(sim);
+    assert_non_null(libctx);
+    assert_int_equal(OSSL_PROVIDER_add_builtin(libctx, RDRAND_PROVIDER_NAME,
+                                               OSSL_provider_init),
+                     1);
+    return libctx;
+}
+
+static uint64_t prov_u64(OSSL_PROVIDER *prov, const char *name)
+{
+    uint64_t v = 0;
+    OSSL_PARAM params[] = {OSSL_PARAM_uint64(name, &v), OSSL_PARAM_END};
+
+    assert_int_equal(OSSL_PROVIDER_get_params(prov, params), 1);
+    return v;
+}
+
+static void test_libcrypto_seed_source(void **state)
+{
+    OSSL_LIB_CTX *libctx = builtin_libctx("");
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME);
+    OSSL_PROVIDER *deflt = OSSL_PROVIDER_load(libctx, "default");
+    EVP_RAND_CTX *pub;
+    unsigned char buf[64];
+    uint64_t requests, bytes;
+
+    (void)state;
+    assert_non_null(prov);
+    assert_non_null(deflt);
+    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                                               "provider=rdrand-sim"),
+                     1);
+    requests = prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS);
+    bytes = prov_u64(prov, RDRAND_PARAM_SEED_BYTES);
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
+    assert_true(prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS) > requests);
+    assert_true(prov_u64(prov, RDRAND_PARAM_SEED_BYTES) >= bytes + 32);
+
+    /* Prediction resistance forces a fresh get_seed from us. */
+    requests = prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS);
+    pub = RAND_get0_public(libctx);
+    assert_non_null(pub);
+    assert_int_equal(EVP_RAND_generate(pub, buf, sizeof(buf), 0, 1, NULL, 0),
+                     1);
+    assert_int_equal(prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS), requests + 1);
+    OSSL_PROVIDER_unload(deflt);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+}
+
+/* A failing seed reaches the application with our reason string. */
+static void test_libcrypto_failure_reaches_caller(void **state)
+{
+    OSSL_LIB_CTX *libctx = builtin_libctx("fail-from=9");
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME);
+    OSSL_PROVIDER *deflt = OSSL_PROVIDER_load(libctx, "default");
+    unsigned char buf[16];
+    unsigned long err;
+    int found = 0;
+
+    (void)state;
+    assert_non_null(prov);
+    ERR_clear_error();
+    RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                              "provider=rdrand-sim");
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 0);
+    while ((err = ERR_get_error()) != 0)
+        found |= ERR_GET_REASON(err) == RDRAND_R_RDRAND_FAILED;
+    assert_true(found);
+    assert_int_equal(prov_u64(prov, RDRAND_PARAM_RDRAND_FAILURES) > 0, 1);
+    OSSL_PROVIDER_unload(deflt);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+}
+
+static void test_libcrypto_evp_rand(void **state)
+{
+    OSSL_LIB_CTX *libctx = builtin_libctx("");
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME);
+    EVP_RAND *rand =
+        EVP_RAND_fetch(libctx, RDRAND_ALGORITHM_NAME, "provider=rdrand-sim");
+    EVP_RAND_CTX *ctx;
+    unsigned char buf[RDRAND_MAX_REQUEST * 2 + 3];
+
+    (void)state;
+    assert_non_null(rand);
+    ctx = EVP_RAND_CTX_new(rand, NULL);
+    assert_non_null(ctx);
+    assert_int_equal(EVP_RAND_get_strength(ctx), RDRAND_STRENGTH);
+    assert_int_equal(EVP_RAND_get_state(ctx), EVP_RAND_STATE_UNINITIALISED);
+    assert_int_equal(EVP_RAND_instantiate(ctx, 256, 0, NULL, 0, NULL), 1);
+    assert_int_equal(EVP_RAND_get_state(ctx), EVP_RAND_STATE_READY);
+    assert_int_equal(EVP_RAND_enable_locking(ctx), 1);
+    assert_int_equal(EVP_RAND_generate(ctx, buf, sizeof(buf), 256, 0, NULL, 0),
+                     1);
+    assert_int_equal(EVP_RAND_verify_zeroization(ctx), 1);
+    EVP_RAND_CTX_free(ctx);
+    EVP_RAND_free(rand);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_lengths),
+        cmocka_unit_test(test_seed_fails_closed),
+        cmocka_unit_test(test_no_rdrand),
+        cmocka_unit_test(test_parent_refused_and_uninstantiated),
+        cmocka_unit_test(test_threads_locked_ctx),
+        cmocka_unit_test(test_libcrypto_seed_source),
+        cmocka_unit_test(test_libcrypto_failure_reaches_caller),
+        cmocka_unit_test(test_libcrypto_evp_rand),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
