@@ -35,4 +35,21 @@
 /* int: 1 if CPUID reports RDRAND, else 0. */
 #define RDRAND_PARAM_RDRAND_AVAILABLE "rdrand-available"
 
+/* Confidential computing (docs/coco.md). */
+/* UTF8: none, sev, sev-es, sev-snp, tdx, hyperv-snp, hyperv-tdx, unknown-cvm */
+#define RDRAND_PARAM_COCO_PLATFORM "coco-platform"
+/* UTF8: the input that decided coco-platform, e.g. "cpuinfo:tdx_guest". */
+#define RDRAND_PARAM_COCO_SIGNAL "coco-signal"
+/* uint64: bits drawn and checked at load; 0 when no check ran. */
+#define RDRAND_PARAM_COCO_SEED_BITS "coco-seed-bits"
+
+/* Health tests (docs/health-tests.md). */
+/* uint64: words or self-tests that failed a health test. */
+#define RDRAND_PARAM_HEALTH_FAILURES "health-failures"
+/*
+ * UTF8: "ok", or the reason string of the failure that holds the source
+ * in error (or of the missing RDRAND): what the next request would meet.
+ */
+#define RDRAND_PARAM_HEALTH_STATE "health-state"
+
 #endif

@@ -13,20 +13,9 @@
 #include "errors.h"
 #include "source.h"
 
-/*
- * In a confidential-computing guest the host is outside the trust
- * boundary: it can observe or steer every entropy source the guest sees
- * (interrupt timing, virtual devices, the RNG it offers) except the CPU's
- * own RDRAND.  So there, RDRAND must work before anything is seeded.
- * Like Linux's cc_random_init(), draw 256 bits (or more, if configured)
- * at load, one attempt per word, each word health-checked, after the
- * startup self-test has passed; if any of it fails, the provider does not
- * come up as a working seed source.  Detection errs towards "CoCo": a
- * false positive costs one check, a false negative skips it.
- */
-static int rdrand_coco_draw(struct rdrand_prov *prov)
+int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
+                           size_t scratch_len)
 {
-    unsigned char seed[RDRAND_COCO_SEED_BITS_MAX / 8];
     size_t len = prov->config.coco_seed_bits / 8;
     struct rdrand_health health;
     int reason;
@@ -35,17 +24,35 @@ static int rdrand_coco_draw(struct rdrand_prov *prov)
         return RDRAND_R_NO_RDRAND;
     if ((reason = atomic_load(&prov->fault)) != RDRAND_R_OK)
         return reason; /* the startup self-test already failed */
+    if (len > scratch_len)
+        return RDRAND_R_INTERNAL;
     rdrand_health_init(&health);
-    reason = rdrand_draw(&health, seed, len);
-    OPENSSL_cleanse(seed, sizeof(seed));
+    reason = rdrand_draw(&health, scratch, len);
+    OPENSSL_cleanse(scratch, scratch_len);
     OPENSSL_cleanse(&health, sizeof(health));
     if (reason == RDRAND_R_OK)
         prov->coco_seed_bits = prov->config.coco_seed_bits;
+    else
+        rdrand_source_fault(prov, reason, NULL);
     return reason;
 }
 
+/*
+ * In a confidential-computing guest the host is outside the trust
+ * boundary: it can observe or steer every entropy source the guest sees
+ * (interrupt timing, virtual devices, the RNG it offers) except the CPU's
+ * own RDRAND.  So there, RDRAND must be shown to work before anything is
+ * seeded from it.  Like Linux's cc_random_init(), draw 256 bits (more if
+ * configured) at load, one attempt per word, each word health-checked,
+ * after the startup self-test has passed.  If any of it fails the
+ * provider does not come up as a working seed source: it refuses to load,
+ * latches every request in error, or aborts, as configured; no setting
+ * skips the check.  Detection errs towards "CoCo" (coco_detect.c): a
+ * false positive costs one 256-bit draw, a false negative skips it.
+ */
 int rdrand_coco_init_check(struct rdrand_prov *prov)
 {
+    unsigned char scratch[RDRAND_COCO_SEED_BITS_MAX / 8];
     struct rdrand_coco_inputs inputs;
     const char *platform;
     int reason, coco_reason;
@@ -55,33 +62,27 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     if (prov->coco.platform == RDRAND_COCO_NONE
         && prov->config.coco != RDRAND_COCO_REQUIRE)
         return 1;
-
     prov->coco_enforced = 1;
-    if ((reason = rdrand_coco_draw(prov)) == RDRAND_R_OK)
+    reason = rdrand_coco_seed_check(prov, scratch, sizeof(scratch));
+    if (reason == RDRAND_R_OK)
         return 1;
 
     platform = prov->coco.platform == RDRAND_COCO_NONE
-                   ? "coco = require"
+                   ? "none detected, coco = require"
                    : rdrand_coco_platform_name(prov->coco.platform);
     coco_reason = reason == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
                                                : RDRAND_R_COCO_SEED_FAILED;
-    if (reason != RDRAND_R_NO_RDRAND)
-        rdrand_source_fault(prov, reason, NULL);
+    atomic_store(&prov->fault, coco_reason);
     RDRAND_RAISE(prov, coco_reason, "platform %s (decided by %s): %s", platform,
                  prov->coco.signal, rdrand_reason_text(reason));
-    switch (prov->config.on_coco_failure) {
-    case RDRAND_ON_COCO_FAILURE_FAIL_CLOSED:
-        atomic_store(&prov->fault, coco_reason);
-        return 1;
-    case RDRAND_ON_COCO_FAILURE_ABORT:
-        fprintf(stderr, "rdrand-provider: %s on %s (%s); aborting\n",
+    if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_ABORT) {
+        fprintf(stderr, "rdrand-provider: %s; platform %s: %s; aborting\n",
                 rdrand_reason_text(coco_reason), platform,
                 rdrand_reason_text(reason));
-        syslog(LOG_USER | LOG_CRIT, "rdrand-provider: %s on %s; aborting",
-               rdrand_reason_text(coco_reason), platform);
+        syslog(LOG_USER | LOG_CRIT, "rdrand-provider: %s; platform %s: %s",
+               rdrand_reason_text(coco_reason), platform,
+               rdrand_reason_text(reason));
         abort();
-    case RDRAND_ON_COCO_FAILURE_REFUSE:
-    default:
-        return 0;
     }
+    return prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED;
 }

@@ -33,7 +33,9 @@ static int rdrand_bad_value(const struct rdrand_prov *prov, const char *key,
                             const char *value, const char *accepted)
 {
     RDRAND_RAISE(prov, RDRAND_R_BAD_CONFIG,
-                 "%s = \"%s\" is not accepted; use %s", key, value, accepted);
+                 "rdrand provider config: %s = \"%s\" is not accepted; use "
+                 "%s",
+                 key, value, accepted);
     return 0;
 }
 

@@ -50,6 +50,11 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_uint64(RDRAND_PARAM_SEED_FAILURES, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_SEED_BYTES, NULL),
         OSSL_PARAM_int(RDRAND_PARAM_RDRAND_AVAILABLE, NULL),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_PLATFORM, NULL, 0),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_SIGNAL, NULL, 0),
+        OSSL_PARAM_uint64(RDRAND_PARAM_COCO_SEED_BITS, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_HEALTH_FAILURES, NULL),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_HEALTH_STATE, NULL, 0),
         OSSL_PARAM_END};
 
     (void)provctx;
@@ -65,6 +70,7 @@ static const struct {
     {RDRAND_PARAM_SEED_REQUESTS, RDRAND_CTR_SEED_REQUESTS},
     {RDRAND_PARAM_SEED_FAILURES, RDRAND_CTR_SEED_FAILURES},
     {RDRAND_PARAM_SEED_BYTES, RDRAND_CTR_SEED_BYTES},
+    {RDRAND_PARAM_HEALTH_FAILURES, RDRAND_CTR_HEALTH_FAILURES},
 };
 
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
@@ -96,6 +102,19 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
             goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
         && !OSSL_PARAM_set_int(p, prov->rdrand_available))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_PLATFORM)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(
+            p, rdrand_coco_platform_name(prov->coco.platform)))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SIGNAL)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, prov->coco.signal))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SEED_BITS)) != NULL
+        && !OSSL_PARAM_set_uint64(p, prov->coco_seed_bits))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_HEALTH_STATE)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_source_state_text(prov)))
         goto bad;
     return 1;
 bad:

@@ -54,15 +54,15 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
     int latched = atomic_load(&prov->fault);
     int reason = RDRAND_R_OK;
 
-    if (!prov->rdrand_available) {
-        RDRAND_RAISE(prov, RDRAND_R_NO_RDRAND, "no seed was produced");
-        return 0;
-    }
     if (latched != RDRAND_R_OK && prov->coco_enforced) {
         RDRAND_RAISE(prov, latched,
                      "latched in a confidential guest (%s): "
                      "restart the process on working hardware",
                      rdrand_coco_platform_name(prov->coco.platform));
+        return 0;
+    }
+    if (!prov->rdrand_available) {
+        RDRAND_RAISE(prov, RDRAND_R_NO_RDRAND, "no seed was produced");
         return 0;
     }
     if (latched != RDRAND_R_OK) {
@@ -83,4 +83,14 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
 int rdrand_source_usable(const struct rdrand_prov *prov)
 {
     return prov->rdrand_available && atomic_load(&prov->fault) == RDRAND_R_OK;
+}
+
+const char *rdrand_source_state_text(const struct rdrand_prov *prov)
+{
+    int fault = atomic_load(&prov->fault);
+
+    if (fault != RDRAND_R_OK)
+        return rdrand_reason_text(fault);
+    return prov->rdrand_available ? "ok"
+                                  : rdrand_reason_text(RDRAND_R_NO_RDRAND);
 }

@@ -33,4 +33,7 @@ void rdrand_source_fault(struct rdrand_prov *prov, int reason,
 /* 1 when a request would be attempted (RDRAND present, nothing latched). */
 int rdrand_source_usable(const struct rdrand_prov *prov);
 
+/* RDRAND_PARAM_HEALTH_STATE: "ok", or why requests fail (static text). */
+const char *rdrand_source_state_text(const struct rdrand_prov *prov);
+
 #endif
