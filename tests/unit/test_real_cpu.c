@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -54,9 +56,6 @@ static void test_seed_requests(void **state)
     EVP_RAND_CTX *pub;
 
     (void)state;
-    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
-                                               RDRAND_PROPERTY_QUERY),
-                     1);
     assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
     req = u64(RDRAND_PARAM_SEED_REQUESTS);
     fail = u64(RDRAND_PARAM_SEED_FAILURES);
@@ -93,12 +92,48 @@ static void test_generate(void **state)
     EVP_RAND_free(rand);
 }
 
+/*
+ * After fork() the child's DRBGs reseed from us: its seed-requests moves
+ * and its output differs from the parent's.
+ */
+static void test_fork(void **state)
+{
+    unsigned char parent[32], child[32];
+    int fds[2], status;
+    pid_t pid;
+
+    (void)state;
+    assert_int_equal(RAND_bytes_ex(libctx, parent, sizeof(parent), 0), 1);
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        uint64_t before = u64(RDRAND_PARAM_SEED_REQUESTS);
+
+        if (RAND_bytes_ex(libctx, child, sizeof(child), 0) != 1)
+            _exit(2);
+        if (u64(RDRAND_PARAM_SEED_REQUESTS) <= before)
+            _exit(3);
+        _exit(write(fds[1], child, sizeof(child)) == sizeof(child) ? 0 : 4);
+    }
+    close(fds[1]);
+    assert_int_equal(read(fds[0], child, sizeof(child)), sizeof(child));
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(RAND_bytes_ex(libctx, parent, sizeof(parent), 0), 1);
+    assert_memory_not_equal(parent, child, sizeof(child));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status),
         cmocka_unit_test(test_seed_requests),
         cmocka_unit_test(test_generate),
+        cmocka_unit_test(test_fork),
     };
     int available = 0, rc;
     OSSL_PARAM p[] = {OSSL_PARAM_int(RDRAND_PARAM_RDRAND_AVAILABLE, &available),
@@ -107,7 +142,10 @@ int main(void)
     libctx = OSSL_LIB_CTX_new();
     rdrand = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME);
     deflt = OSSL_PROVIDER_load(libctx, "default");
-    if (rdrand == NULL || deflt == NULL) {
+    /* Before the first random byte: OpenSSL creates the seed ctx once. */
+    if (rdrand == NULL || deflt == NULL
+        || !RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                                      RDRAND_PROPERTY_QUERY)) {
         fprintf(stderr, "cannot load rdrand.so (OPENSSL_MODULES?)\n");
         return 1;
     }
