@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,11 +42,39 @@ static int i32(const char *name)
     return v;
 }
 
+static const char *utf8(const char *name)
+{
+    const char *v = NULL;
+    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr(name, (char **)&v, 0),
+                      OSSL_PARAM_END};
+
+    assert_int_equal(OSSL_PROVIDER_get_params(rdrand, p), 1);
+    assert_non_null(v);
+    return v;
+}
+
 static void test_status(void **state)
 {
     (void)state;
     assert_int_equal(i32(RDRAND_PARAM_RDRAND_AVAILABLE), 1);
     assert_int_equal(i32("status"), 1);
+    assert_string_equal(utf8(RDRAND_PARAM_HEALTH_STATE), "ok");
+}
+
+/*
+ * The machines this project runs its CI on are ordinary KVM guests: the
+ * real detection must see no confidential guest there and draw nothing.
+ * (RDRAND_EXPECT_COCO names the platform on a machine that is one.)
+ */
+static void test_coco_platform_of_this_machine(void **state)
+{
+    const char *expect = getenv("RDRAND_EXPECT_COCO");
+
+    (void)state;
+    assert_string_equal(utf8(RDRAND_PARAM_COCO_PLATFORM),
+                        expect != NULL ? expect : "none");
+    if (expect == NULL)
+        assert_int_equal(u64(RDRAND_PARAM_COCO_SEED_BITS), 0);
 }
 
 /* 2000 prediction-resistant requests: each one a get_seed from RDRAND. */
@@ -131,6 +160,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status),
+        cmocka_unit_test(test_coco_platform_of_this_machine),
         cmocka_unit_test(test_seed_requests),
         cmocka_unit_test(test_generate),
         cmocka_unit_test(test_fork),
