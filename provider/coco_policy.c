@@ -54,7 +54,7 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
 {
     unsigned char scratch[RDRAND_COCO_SEED_BITS_MAX / 8];
     struct rdrand_coco_inputs inputs;
-    const char *platform;
+    const char *platform, *cause;
     int reason, coco_reason;
 
     rdrand_coco_gather(&inputs);
@@ -67,22 +67,33 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     if (reason == RDRAND_R_OK)
         return 1;
 
-    platform = prov->coco.platform == RDRAND_COCO_NONE
-                   ? "none detected, coco = require"
-                   : rdrand_coco_platform_name(prov->coco.platform);
+    /* Failed: latch, then refuse, stay loaded but latched, or abort. */
+    prov->coco_cause = reason;
     coco_reason = reason == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
                                                : RDRAND_R_COCO_SEED_FAILED;
     atomic_store(&prov->fault, coco_reason);
-    RDRAND_RAISE(prov, coco_reason, "platform %s (decided by %s): %s", platform,
-                 prov->coco.signal, rdrand_reason_text(reason));
+    if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED)
+        return 1; /* every request will raise coco_reason with the cause */
+
+    platform = prov->coco.platform == RDRAND_COCO_NONE
+                   ? "none detected, coco = require"
+                   : rdrand_coco_platform_name(prov->coco.platform);
+    cause = reason == RDRAND_R_NO_RDRAND ? "CPUID reports no RDRAND"
+                                         : rdrand_reason_text(reason);
+    /* Self-contained: a refused provider's reason strings never load. */
+    RDRAND_RAISE(
+        prov, coco_reason, "%s; platform %s (decided by %s); cause: %s",
+        rdrand_reason_text(coco_reason), platform, prov->coco.signal, cause);
     if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_ABORT) {
-        fprintf(stderr, "rdrand-provider: %s; platform %s: %s; aborting\n",
-                rdrand_reason_text(coco_reason), platform,
-                rdrand_reason_text(reason));
-        syslog(LOG_USER | LOG_CRIT, "rdrand-provider: %s; platform %s: %s",
-               rdrand_reason_text(coco_reason), platform,
-               rdrand_reason_text(reason));
+        fprintf(stderr,
+                "rdrand-provider: %s; platform %s; cause: %s; "
+                "aborting\n",
+                rdrand_reason_text(coco_reason), platform, cause);
+        syslog(LOG_USER | LOG_CRIT,
+               "rdrand-provider: %s; platform %s; "
+               "cause: %s; aborting",
+               rdrand_reason_text(coco_reason), platform, cause);
         abort();
     }
-    return prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED;
+    return 0;
 }

@@ -36,11 +36,12 @@ static const OSSL_ITEM rdrand_reasons[] = {
     {RDRAND_R_LATCHED,
      "the RDRAND source is latched in error after an earlier failure"},
     {RDRAND_R_COCO_NO_RDRAND,
-     "confidential-computing guest without RDRAND: no trustworthy entropy "
-     "source; refusing to initialize"},
+     "confidential-computing guest without RDRAND: there is no entropy "
+     "source the host cannot influence; this provider will not seed "
+     "anything"},
     {RDRAND_R_COCO_SEED_FAILED,
-     "confidential-computing guest: could not draw the required RDRAND "
-     "seed at load; refusing to initialize"},
+     "confidential-computing guest: RDRAND failed the check at load; this "
+     "provider will not seed anything"},
     {RDRAND_R_BAD_CONFIG, "invalid value in the rdrand provider's config "
                           "section"},
     {RDRAND_R_CONFIG_UNREADABLE,
@@ -88,9 +89,8 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
 {
     static atomic_flag warned = ATOMIC_FLAG_INIT;
-    static const char fmt[] = "rdrand-provider: %s. Seed requests fail "
-                              "closed; see rdrand-provider's "
-                              "docs/operations.md.";
+    static const char fmt[] = "rdrand-provider: %s (see rdrand-provider's "
+                              "docs/operations.md)";
 
     if (prov->config.warn == RDRAND_WARN_NONE
         || atomic_flag_test_and_set(&warned))

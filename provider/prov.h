@@ -43,7 +43,8 @@ struct rdrand_prov {
 
     struct rdrand_coco_result coco; /* what detection saw */
     int coco_enforced;              /* CoCo rules apply: faults never clear */
-    uint64_t coco_seed_bits;        /* bits drawn and checked at init */
+    int coco_cause;          /* why the check at load failed (a reason), or 0 */
+    uint64_t coco_seed_bits; /* bits drawn and checked at init */
 
     /*
      * RDRAND_R_OK, or the reason the source is latched in error.  Written

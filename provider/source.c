@@ -56,9 +56,12 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
 
     if (latched != RDRAND_R_OK && prov->coco_enforced) {
         RDRAND_RAISE(prov, latched,
-                     "latched in a confidential guest (%s): "
-                     "restart the process on working hardware",
-                     rdrand_coco_platform_name(prov->coco.platform));
+                     "latched in a confidential guest (%s)%s%s: restart the "
+                     "process on working hardware",
+                     rdrand_coco_platform_name(prov->coco.platform),
+                     prov->coco_cause ? " since: " : "",
+                     prov->coco_cause ? rdrand_reason_text(prov->coco_cause)
+                                      : "");
         return 0;
     }
     if (!prov->rdrand_available) {

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Confidential-computing guests through the real openssl CLI and
+# rdrand-stat: each on_coco_failure policy on failing simulated guests,
+# through openssl.cnf (conf/sim-coco.cnf) and through OSSL_PROVIDER_load
+# (conf/sim-coco-load.cnf, rdrand-stat -l); working simulated guests;
+# coco = require; coco_seed_bits; the real module with conf/rdrand-coco.cnf.
+# shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+ulimit -c 0 # the abort policy must not leave core files behind
+
+SIM=rdrand-sim
+SEED_FAILED="confidential-computing guest: RDRAND failed the check at load; \
+this provider will not seed anything"
+NO_RDRAND="confidential-computing guest without RDRAND: there is no entropy \
+source the host cannot influence; this provider will not seed anything"
+
+# sim_coco CONF POLICY COCO BITS SPEC: the environment, in ENV, for a
+# simulated guest under conf/CONF with those policy keys.
+sim_coco() {
+    ENV=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/$1"
+        "RDRAND_TEST_ON_COCO_FAILURE=$2" "RDRAND_TEST_COCO=$3"
+        "RDRAND_TEST_COCO_SEED_BITS=$4" "RDRAND_SIM=$5")
+}
+exited_with() { [ "$status" -eq "$1" ]; }
+exited_abort() { [ "$status" -eq 134 ]; } # 128 + SIGABRT
+stdout_empty() { [ ! -s "$OUT/stdout" ]; }
+values_are() { # values_are V...: stdout is exactly these lines
+    [ "$(cat "$OUT/stdout")" = "$(printf '%s\n' "$@")" ]
+}
+listed() { # listed NAME STATUS: openssl list -providers shows NAME so
+    grep -A3 -x "  $1" "$OUT/stdout" | grep -qx "    status: $2"
+}
+hex32() { stdout_has '^[0-9a-f]{32}$'; }
+
+# --- failing guests: the startup self-test passes and the CoCo draw
+# fails (fail-at=9), the self-test sees a stuck word, or no RDRAND ---
+# SPEC | PLATFORM | SIGNAL | COCO REASON | CAUSE
+failing=(
+    "coco=tdx,fail-at=9|tdx|cpuinfo:tdx_guest|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=sev-snp,value=ffffffffffffffff|sev-snp|sysfs:sev-guest|$SEED_FAILED|RDRAND returned an all-ones word"
+    "coco=tdx,rdrand=absent|tdx|cpuinfo:tdx_guest|$NO_RDRAND|CPUID reports no RDRAND"
+)
+for row in "${failing[@]}"; do
+    IFS='|' read -r spec platform signal reason cause <<<"$row"
+    # The detail the provider adds to its error: platform, signal, cause.
+    detail="platform $platform \\(decided by $signal\\); cause: ${cause//[()]/.}"
+    t="$spec"
+
+    # refuse: the same config works on a healthy guest of that platform,
+    # so what follows is the refusal, not a config that never applied.
+    sim_coco sim-coco.cnf refuse auto 256 "${spec%%,*}"
+    run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
+    check "$t refuse: control, a working $platform guest loads" \
+        listed $SIM active
+    # Through openssl.cnf OpenSSL skips the refusing provider and seeds
+    # from the OS: openssl rand succeeds.  This is the silent fallback.
+    sim_coco sim-coco.cnf refuse auto 256 "$spec"
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "$t refuse: openssl rand exits 0 (OS entropy)" exited_ok
+    check "$t refuse: and prints bytes" hex32
+    run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
+    check "$t refuse: list -providers exits 0" exited_ok
+    check "$t refuse: $SIM absent from list -providers" \
+        stdout_lacks "^  $SIM\$"
+    check "$t refuse: default still listed" listed default active
+    run "${ENV[@]}" -- "$STAT" -p $SIM
+    check "$t refuse: rdrand-stat exits 3" exited_with 3
+    check "$t refuse: rdrand-stat says not loaded" \
+        stderr_has "^provider $SIM is not loaded\$"
+    # OSSL_PROVIDER_load returns NULL with the provider's error.
+    sim_coco sim-coco-load.cnf refuse auto 256 "$spec"
+    run "${ENV[@]}" -- "$STAT" -l -p $SIM
+    check "$t refuse: OSSL_PROVIDER_load fails (exit 3)" exited_with 3
+    check "$t refuse: error names the platform and the cause" \
+        stderr_has "$detail"
+    check "$t refuse: core reports init fail" \
+        stderr_has "provider_init:init fail:.*name=$SIM"
+
+    # fail-closed: loads with status 0; every seed request fails.
+    sim_coco sim-coco.cnf fail-closed auto 256 "$spec"
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "$t fail-closed: openssl rand fails" exited_fail
+    check "$t fail-closed: with the CoCo reason" stderr_has "$reason"
+    check "$t fail-closed: latched, naming the platform" \
+        stderr_has "latched in a confidential guest \\($platform\\)"
+    check "$t fail-closed: no bytes printed" stdout_empty
+    run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
+    check "$t fail-closed: list -providers exits 0" exited_ok
+    check "$t fail-closed: listed, status: inactive" listed $SIM inactive
+    run "${ENV[@]}" -- "$STAT" -p $SIM status health-state coco-platform \
+        coco-signal coco-seed-bits
+    check "$t fail-closed: rdrand-stat exits 0" exited_ok
+    check "$t fail-closed: status 0, health-state = CoCo reason, \
+$platform, $signal, 0 bits" values_are 0 "$reason" "$platform" "$signal" 0
+    # OSSL_PROVIDER_load succeeds; the first random byte fails.
+    sim_coco sim-coco-load.cnf fail-closed auto 256 "$spec"
+    run "${ENV[@]}" -- "$STAT" -l -p $SIM status health-state
+    check "$t fail-closed: OSSL_PROVIDER_load succeeds" exited_ok
+    check "$t fail-closed: loaded with status 0 and the CoCo reason" \
+        values_are 0 "$reason"
+    run "${ENV[@]}" -- "$STAT" -l -p $SIM -n 16
+    check "$t fail-closed: RAND_bytes after OSSL_PROVIDER_load fails" \
+        exited_with 1
+    check "$t fail-closed: with the CoCo reason" stderr_has "$reason"
+
+    # abort: the process dies while OpenSSL loads the provider.
+    msg="^rdrand-provider: $reason; platform $platform; \
+cause: ${cause//[()]/.}.*; aborting\$"
+    for conf in sim-coco.cnf sim-coco-load.cnf; do
+        sim_coco $conf abort auto 256 "$spec"
+        if [ $conf = sim-coco.cnf ]; then
+            run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+            how="openssl rand"
+        else
+            run "${ENV[@]}" -- "$STAT" -l -p $SIM
+            how="OSSL_PROVIDER_load"
+        fi
+        check "$t abort: $how dies of SIGABRT (134)" exited_abort
+        check "$t abort: $how: stderr names reason, platform, cause" \
+            stderr_has "$msg"
+        check "$t abort: $how: no output" stdout_empty
+    done
+done
+
+# --- working guests: each loads, checks coco_seed_bits at load (after
+# the 8-word startup self-test: 8 + bits/64 RDRAND words) and seeds ---
+# SIM PLATFORM | coco-platform | coco-signal
+working=(
+    "tdx|tdx|cpuinfo:tdx_guest"
+    "sev-snp|sev-snp|sysfs:sev-guest"
+    "hyperv-snp|hyperv-snp|cpuid:0x4000000c"
+    "sev|sev|cpuid:0x8000001f"
+    "hyperv-tdx|hyperv-tdx|cpuid:0x4000000c"
+    "tsm-only|unknown-cvm|configfs:tsm"
+)
+for row in "${working[@]}"; do
+    IFS='|' read -r sim platform signal <<<"$row"
+    t="coco=$sim ok"
+    sim_coco sim-coco.cnf fail-closed auto 256 "coco=$sim"
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "$t: openssl rand exits 0" exited_ok
+    check "$t: and prints bytes" hex32
+    run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
+    check "$t: listed, status: active" listed $SIM active
+    run "${ENV[@]}" -- "$STAT" -p $SIM status health-state coco-platform \
+        coco-signal coco-seed-bits rdrand-words
+    check "$t: rdrand-stat exits 0" exited_ok
+    check "$t: status 1, ok, $platform, $signal, 256 bits, 12 words" \
+        values_are 1 ok "$platform" "$signal" 256 12
+    run "${ENV[@]}" -- "$STAT" -p $SIM -n 32 -r seed-requests seed-failures
+    check "$t: seeds from RDRAND (seed-requests >= 2)" line_at_least 1 2
+    check "$t: no seed failures" line_is 2 0
+done
+
+# The policy does not matter when the check passes.
+for policy in refuse abort; do
+    sim_coco sim-coco.cnf $policy auto 256 coco=tdx
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "coco=tdx ok, $policy: openssl rand exits 0" exited_ok
+    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits
+    check "coco=tdx ok, $policy: status 1, 256 bits" values_are 1 256
+done
+
+# --- coco_seed_bits: more words drawn at load ---
+for bits in 512 4096; do
+    sim_coco sim-coco.cnf fail-closed auto $bits coco=tdx
+    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits rdrand-words
+    check "coco_seed_bits = $bits: status 1, $bits bits, \
+$((8 + bits / 64)) words" values_are 1 $bits $((8 + bits / 64))
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "coco_seed_bits = $bits: openssl rand exits 0" exited_ok
+done
+# Word 14 fails: inside a 512-bit check (words 9-16), after a 256-bit one
+# (words 9-12), so the same hardware passes one and fails the other.
+sim_coco sim-coco.cnf fail-closed auto 256 coco=tdx,fail-at=14
+run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
+check "fail-at=14, 256 bits: passes the check" values_are 1 256 ok
+sim_coco sim-coco.cnf fail-closed auto 512 coco=tdx,fail-at=14
+run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
+check "fail-at=14, 512 bits: fails the check" \
+    values_are 0 0 "$SEED_FAILED"
+
+# --- coco = require on guests with no CoCo signal ---
+for spec in "" coco=none; do
+    t="require, RDRAND_SIM=\"$spec\""
+    sim_coco sim-coco.cnf fail-closed auto 256 "$spec"
+    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
+        coco-seed-bits rdrand-words
+    check "auto, RDRAND_SIM=\"$spec\": no check (none, none, 0 bits, \
+8 words)" values_are 1 none none 0 8
+    sim_coco sim-coco.cnf fail-closed require 256 "$spec"
+    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
+        coco-seed-bits rdrand-words
+    check "$t: checked (none, none, 256 bits, 12 words)" \
+        values_are 1 none none 256 12
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "$t: openssl rand exits 0" exited_ok
+done
+sim_coco sim-coco.cnf fail-closed require 256 coco=none,fail-at=9
+run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+check "require, fail-at=9, fail-closed: openssl rand fails" exited_fail
+check "require, fail-at=9, fail-closed: the CoCo reason" \
+    stderr_has "$SEED_FAILED"
+sim_coco sim-coco-load.cnf refuse require 256 coco=none,fail-at=9
+run "${ENV[@]}" -- "$STAT" -l -p $SIM
+check "require, fail-at=9, refuse: OSSL_PROVIDER_load fails" exited_with 3
+check "require, fail-at=9, refuse: the error says coco = require" \
+    stderr_has "platform none detected, coco = require \\(decided by none\\)"
+
+# --- the real module on this machine with conf/rdrand-coco.cnf ---
+# What this machine is, from the kernel files a shell can see (CPUID-only
+# guests, such as Azure's, are not visible here: see docs/coco.md).
+kernel_says_coco() {
+    local f
+    for f in /dev/tdx_guest /dev/sev-guest /sys/devices/platform/sev-guest \
+        /sys/kernel/config/tsm/report /sys/devices/system/cpu/sev; do
+        [ -e "$f" ] && return 0
+    done
+    grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | grep -qw tdx_guest
+}
+real=("OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand-coco.cnf")
+run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
+    "$STAT" -l rdrand-available
+if [ "$(cat "$OUT/stdout")" = 1 ]; then
+    run "${real[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "real, rdrand-coco.cnf: openssl rand exits 0" exited_ok
+    check "real, rdrand-coco.cnf: and prints bytes" hex32
+    run "${real[@]}" -- "$OPENSSL_BIN" list -providers
+    check "real, rdrand-coco.cnf: listed, status: active" \
+        listed rdrand active
+    run "${real[@]}" -- "$STAT" -n 32 -r coco-platform coco-seed-bits \
+        seed-failures seed-requests
+    check "real, rdrand-coco.cnf: rdrand-stat exits 0" exited_ok
+    if kernel_says_coco; then
+        echo "NOTE: the kernel says this is a confidential guest"
+        check "real CoCo guest: coco-platform names a platform" \
+            stdout_has '^(sev|sev-es|sev-snp|tdx|hyperv-snp|hyperv-tdx|unknown-cvm)$'
+        check "real CoCo guest: 256 bits checked at load" line_is 2 256
+    else
+        check "real non-CoCo machine: coco-platform = none" line_is 1 none
+        check "real non-CoCo machine: coco-seed-bits = 0" line_is 2 0
+    fi
+    check "real, rdrand-coco.cnf: no seed failures" line_is 3 0
+    check "real, rdrand-coco.cnf: seeds from RDRAND (seed-requests >= 2)" \
+        line_at_least 4 2
+else
+    echo "SKIP: no RDRAND on this CPU; real-module checks not run"
+fi
+finish
