@@ -32,6 +32,10 @@
 #define RDRAND_PARAM_SEED_FAILURES "seed-failures"
 /* uint64: seed bytes delivered. */
 #define RDRAND_PARAM_SEED_BYTES "seed-bytes"
+/* uint64: generate calls (raw RDRAND output for EVP_RAND_generate users). */
+#define RDRAND_PARAM_GENERATE_REQUESTS "generate-requests"
+/* uint64: generate calls that delivered nothing. */
+#define RDRAND_PARAM_GENERATE_FAILURES "generate-failures"
 /* int: 1 if CPUID reports RDRAND, else 0. */
 #define RDRAND_PARAM_RDRAND_AVAILABLE "rdrand-available"
 

@@ -33,8 +33,6 @@ static const OSSL_ITEM rdrand_reasons[] = {
     {RDRAND_R_SELFTEST_FAILED,
      "RDRAND failed its startup self-test: the CPU's random number "
      "generator is not usable"},
-    {RDRAND_R_LATCHED,
-     "the RDRAND source is latched in error after an earlier failure"},
     {RDRAND_R_COCO_NO_RDRAND,
      "confidential-computing guest without RDRAND: there is no entropy "
      "source the host cannot influence; this provider will not seed "

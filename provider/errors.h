@@ -21,7 +21,6 @@ enum rdrand_reason {
     RDRAND_R_REPEATED_WORD,       /* repetition count test */
     RDRAND_R_ADAPTIVE_PROPORTION, /* adaptive proportion test */
     RDRAND_R_SELFTEST_FAILED,     /* startup self-test */
-    RDRAND_R_LATCHED,             /* source latched after a failure */
     RDRAND_R_COCO_NO_RDRAND,      /* CoCo guest without RDRAND */
     RDRAND_R_COCO_SEED_FAILED,    /* CoCo init draw failed */
     RDRAND_R_BAD_CONFIG,          /* invalid provider config value */

@@ -126,9 +126,13 @@ static int rdrand_generate(void *vctx, unsigned char *out, size_t outlen,
     struct rdrand_ctx *ctx = vctx;
 
     (void)prediction_resistance, (void)adin, (void)adin_len;
-    if (!rdrand_check_request(ctx, strength))
-        return 0;
-    return rdrand_source_fill(ctx->prov, &ctx->health, out, outlen);
+    rdrand_counter_add(RDRAND_CTR_GENERATE_REQUESTS, 1);
+    if (rdrand_check_request(ctx, strength)
+        && rdrand_source_fill(ctx->prov, &ctx->health, out, outlen,
+                              "generate request"))
+        return 1;
+    rdrand_counter_add(RDRAND_CTR_GENERATE_FAILURES, 1);
+    return 0;
 }
 
 /* Every request is drawn fresh from the CPU: there is no state to reseed. */
@@ -175,7 +179,8 @@ static size_t rdrand_get_seed(void *vctx, unsigned char **pout, int entropy,
                      len);
         goto fail;
     }
-    if (!rdrand_source_fill(ctx->prov, &ctx->health, buf, len)) {
+    if (!rdrand_source_fill(ctx->prov, &ctx->health, buf, len,
+                            "seed request")) {
         OPENSSL_secure_clear_free(buf, len);
         goto fail;
     }

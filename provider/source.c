@@ -2,6 +2,7 @@
 #include "source.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <openssl/crypto.h>
 
@@ -49,10 +50,11 @@ void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
  * provider, as the kernel would have panicked instead.
  */
 int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
-                       unsigned char *out, size_t len)
+                       unsigned char *out, size_t len, const char *request)
 {
     int latched = atomic_load(&prov->fault);
     int reason = RDRAND_R_OK;
+    char what[96];
 
     if (latched != RDRAND_R_OK && prov->coco_enforced) {
         RDRAND_RAISE(prov, latched,
@@ -65,7 +67,8 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
         return 0;
     }
     if (!prov->rdrand_available) {
-        RDRAND_RAISE(prov, RDRAND_R_NO_RDRAND, "no seed was produced");
+        RDRAND_RAISE(prov, RDRAND_R_NO_RDRAND, "%s of %zu bytes failed",
+                     request, len);
         return 0;
     }
     if (latched != RDRAND_R_OK) {
@@ -79,7 +82,11 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
         reason = rdrand_draw(h, out, len);
     if (reason == RDRAND_R_OK)
         return 1;
-    rdrand_source_fault(prov, reason, "the request failed closed");
+    snprintf(what, sizeof(what),
+             "%s of %zu bytes failed closed: nothing "
+             "was delivered",
+             request, len);
+    rdrand_source_fault(prov, reason, what);
     return 0;
 }
 

@@ -17,11 +17,12 @@ int rdrand_source_selftest(void);
 
 /*
  * Fill out[0..len) with health-checked RDRAND output, all or nothing.
- * h is the caller's continuous-test state, serialised by the caller.
+ * h is the caller's continuous-test state, serialised by the caller;
+ * request names the request in error messages ("seed request").
  * Returns 1, or 0 with out wiped and the reason on the error queue.
  */
 int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
-                       unsigned char *out, size_t len);
+                       unsigned char *out, size_t len, const char *request);
 
 /*
  * Record a hardware fault: latch it, count it, raise it with detail what

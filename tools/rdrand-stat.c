@@ -11,6 +11,7 @@
  *     -r        then one prediction-resistant request (forces a get_seed)
  *     PARAM     print only these parameters' values, one a line, in order
  *
+ * The parameters are printed even when the draw failed (exit status 1).
  * Exit status: 0 ok, 1 an OpenSSL call failed, 2 usage, 3 provider absent.
  */
 #include <inttypes.h>
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
 {
     const char *name = RDRAND_PROVIDER_NAME;
     long nbytes = 0;
-    int load = 0, predict = 0, opt, ok = 1;
+    int load = 0, predict = 0, opt, ok = 1, drew;
     char *end;
     OSSL_PROVIDER *prov;
     const OSSL_PARAM *known;
@@ -118,7 +119,10 @@ int main(int argc, char **argv)
                                NULL, 0);
     }
     known = OSSL_PROVIDER_gettable_params(prov);
-    if (ok && optind == argc) {
+    /* Print even after a failed draw: the counters say what happened. */
+    drew = ok;
+    ok = 1;
+    if (optind == argc) {
         for (const OSSL_PARAM *k = known; ok && k && k->key != NULL; k++)
             ok = print_param(prov, k, 0);
     }
@@ -132,8 +136,8 @@ int main(int argc, char **argv)
             ok = print_param(prov, k, 1);
         }
     }
-    if (!ok)
+    if (!ok || !drew)
         ERR_print_errors_fp(stderr);
     OSSL_PROVIDER_unload(prov);
-    return ok ? 0 : 1;
+    return ok && drew ? 0 : 1;
 }

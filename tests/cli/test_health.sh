@@ -20,7 +20,7 @@ line_matches() { sed -n "$1p" "$OUT/stdout" | grep -qE -- "$2"; } # N ERE
 warned_once() { [ "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1 ]; }
 # shellcheck disable=SC2317
 raised_by_us() { # an error line from our provider, with our detail
-    stderr_has ":error:[0-9A-F]+:rdrand-sim:.*:the request failed closed$"
+    stderr_has ":error:[0-9A-F]+:rdrand-sim:.*:seed request of [0-9]+ bytes failed closed: nothing was delivered$"
 }
 
 # fails_closed NAME SPEC REASON: openssl rand on this simulated CPU

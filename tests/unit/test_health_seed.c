@@ -35,7 +35,7 @@
 #define SELFTEST RDRAND_SELFTEST_WORDS
 #define COCO_INIT_WORDS (SELFTEST + 256 / 64) /* self-test + coco seed */
 #define MAX_WORDS 256
-#define FAILED_CLOSED "the request failed closed"
+#define FAILED_CLOSED "bytes failed closed: nothing was delivered"
 #define COCO_LATCHED                                                           \
     "latched in a confidential guest (tdx): restart the process on "           \
     "working hardware"
@@ -256,7 +256,10 @@ static void request_fails(const struct fixture *f, enum kind kind, size_t len,
     }
     assert_int_equal(fake_error_count, 1);
     assert_int_equal(fake_last_reason(), e->reason);
-    assert_string_equal(fake_last_message(), e->message);
+    if (strcmp(e->message, FAILED_CLOSED) == 0) /* "<request> of <n> ..." */
+        assert_non_null(strstr(fake_last_message(), FAILED_CLOSED));
+    else
+        assert_string_equal(fake_last_message(), e->message);
 
     after = counts_of(f);
     assert_int_equal(after.exec - before.exec, e->exec);

@@ -181,6 +181,31 @@ static void test_no_rdrand(void **state)
         prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
 }
 
+/* generate: counted, all or nothing, health-checked like a seed. */
+static void test_generate_counters(void **state)
+{
+    struct fixture f;
+    unsigned char buf[100];
+    uint64_t req, fail;
+
+    (void)state;
+    fixture_up(&f, "fail-at=22");
+    req = counter(&f, RDRAND_PARAM_GENERATE_REQUESTS);
+    fail = counter(&f, RDRAND_PARAM_GENERATE_FAILURES);
+    assert_int_equal(f.generate(f.ctx, buf, sizeof(buf), 0, 0, NULL, 0), 1);
+    memset(buf, 0xA5, sizeof(buf));
+    assert_int_equal(f.generate(f.ctx, buf, sizeof(buf), 0, 0, NULL, 0), 0);
+    for (size_t i = 0; i < sizeof(buf); i++)
+        assert_int_equal(buf[i], 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+    assert_non_null(strstr(fake_last_message(), "generate request of 100"));
+    assert_int_equal(f.generate(f.ctx, buf, sizeof(buf), 512, 0, NULL, 0), 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_LENGTH);
+    assert_int_equal(counter(&f, RDRAND_PARAM_GENERATE_REQUESTS) - req, 3);
+    assert_int_equal(counter(&f, RDRAND_PARAM_GENERATE_FAILURES) - fail, 2);
+    fixture_down(&f);
+}
+
 static void test_parent_refused_and_uninstantiated(void **state)
 {
     struct fixture f;
@@ -373,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_seed_lengths),
         cmocka_unit_test(test_seed_fails_closed),
         cmocka_unit_test(test_no_rdrand),
+        cmocka_unit_test(test_generate_counters),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_libcrypto_seed_source),
