@@ -33,7 +33,9 @@
  * be latched by the caller; the state is not reset here.
  */
 #include "health.h"
+
 #include "errors.h"
+#include <string.h>
 
 /*
  * A consecutive pair of self-test words must differ in at least this many
@@ -48,28 +50,43 @@ void rdrand_health_init(struct rdrand_health *h)
     *h = (struct rdrand_health){0};
 }
 
-/* One byte lane of the APT: 90B 4.4.2, the first sample is the reference. */
-static int rdrand_apt_lane(struct rdrand_health *h, int i, uint8_t sample)
-{
-    if (h->lane[i].seen == 0) {
-        h->lane[i].reference = sample;
-        h->lane[i].matches = 0;
-    }
-    if (sample == h->lane[i].reference)
-        h->lane[i].matches++;
-    if (++h->lane[i].seen == RDRAND_APT_WINDOW)
-        h->lane[i].seen = 0; /* the next sample opens a new window */
-    return h->lane[i].matches >= RDRAND_APT_CUTOFF;
-}
+#define RDRAND_BYTES(b) (0x0101010101010101u * (uint8_t)(b))
+#define RDRAND_LANES16(v) (0x0001000100010001u * (uint16_t)(v))
 
-/* Feed all eight byte lanes; non-zero if any lane reached the cutoff. */
+/*
+ * The APT (90B 4.4.2) on all eight byte lanes at once, as SWAR so that
+ * it costs a few instructions per word rather than a loop over lanes.
+ * The first word of a window holds every lane's reference sample; a lane
+ * matches where its byte of word ^ reference is zero.  Returns non-zero
+ * if any lane has reached the cutoff.
+ */
 static int rdrand_apt(struct rdrand_health *h, uint64_t word)
 {
-    int failed = 0;
+    uint64_t diff, low7, zero, over;
 
-    for (int i = 0; i < 8; i++)
-        failed |= rdrand_apt_lane(h, i, (uint8_t)(word >> (8 * i)));
-    return failed;
+    if (h->apt_seen == 0) {
+        h->apt_reference = word;
+        h->apt_even = h->apt_odd = 0;
+    }
+    diff = word ^ h->apt_reference;
+    /* Per byte: 0x01 where diff's byte is zero, else 0x00. */
+    low7 = (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
+    zero = (~(low7 | diff) & RDRAND_BYTES(0x80)) >> 7;
+    h->apt_even += zero & RDRAND_LANES16(0x00ff);
+    h->apt_odd += (zero >> 8) & RDRAND_LANES16(0x00ff);
+    if (++h->apt_seen == RDRAND_APT_WINDOW)
+        h->apt_seen = 0; /* the next word opens a new window */
+    /* A 16-bit count >= cutoff sets its lane's top bit once biased. */
+    over = (h->apt_even + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF))
+           | (h->apt_odd + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF));
+    return (over & RDRAND_LANES16(0x8000)) != 0;
+}
+
+unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
+{
+    uint64_t packed = lane % 2 == 0 ? h->apt_even : h->apt_odd;
+
+    return (unsigned int)(packed >> (16 * (lane / 2))) & 0xffff;
 }
 
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word)

@@ -20,14 +20,21 @@
 struct rdrand_health {
     uint64_t last_word;
     int have_last;
-    struct {
-        uint8_t reference; /* first sample of the current window */
-        uint16_t matches;  /* samples equal to reference so far */
-        uint16_t seen;     /* samples in the current window */
-    } lane[8];
+    /*
+     * APT: the eight byte lanes open and close their windows together.
+     * Match counts are packed four 16-bit lanes to a word: byte lanes
+     * 0, 2, 4, 6 in apt_even and 1, 3, 5, 7 in apt_odd (a count never
+     * exceeds the window, 512, so no lane carries into the next).
+     */
+    uint64_t apt_reference; /* first word of the window: 8 lane references */
+    uint64_t apt_even, apt_odd;
+    unsigned int apt_seen; /* words in the current window */
 };
 
 void rdrand_health_init(struct rdrand_health *h);
+
+/* The APT count of byte lane 0..7 in the current window (for tests). */
+unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane);
 
 /*
  * Run every continuous test on one word.  Returns RDRAND_R_OK, or the
