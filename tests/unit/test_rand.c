@@ -206,6 +206,38 @@ static void test_generate_counters(void **state)
     fixture_down(&f);
 }
 
+/* A parameter asked for with the wrong type is an error, not garbage. */
+static void test_wrong_param_types(void **state)
+{
+    struct fixture f;
+    char text[32];
+    int number = 0;
+    OSSL_PARAM counter_as_utf8[] = {
+        OSSL_PARAM_utf8_string(RDRAND_PARAM_SEED_REQUESTS, text, sizeof(text)),
+        OSSL_PARAM_END};
+    OSSL_PARAM platform_as_int[] = {
+        OSSL_PARAM_int(RDRAND_PARAM_COCO_PLATFORM, &number), OSSL_PARAM_END};
+    OSSL_PARAM state_as_utf8[] = {
+        OSSL_PARAM_utf8_string(OSSL_RAND_PARAM_STATE, text, sizeof(text)),
+        OSSL_PARAM_END};
+    OSSL_FUNC_provider_get_params_fn *get_params;
+
+    (void)state;
+    fixture_up(&f, "");
+    get_params = (OSSL_FUNC_provider_get_params_fn *)fake_dispatch_fn(
+        f.prov, OSSL_FUNC_PROVIDER_GET_PARAMS);
+    assert_int_equal(get_params(f.provctx, counter_as_utf8), 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_PARAMETER);
+    assert_non_null(strstr(fake_last_message(), RDRAND_PARAM_SEED_REQUESTS));
+    assert_int_equal(get_params(f.provctx, platform_as_int), 0);
+    assert_non_null(strstr(fake_last_message(), RDRAND_PARAM_COCO_PLATFORM));
+    assert_int_equal(RAND_FN(get_ctx_params, OSSL_FUNC_RAND_GET_CTX_PARAMS)(
+                         f.ctx, state_as_utf8),
+                     0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_PARAMETER);
+    fixture_down(&f);
+}
+
 static void test_parent_refused_and_uninstantiated(void **state)
 {
     struct fixture f;
@@ -399,6 +431,7 @@ int main(void)
         cmocka_unit_test(test_seed_fails_closed),
         cmocka_unit_test(test_no_rdrand),
         cmocka_unit_test(test_generate_counters),
+        cmocka_unit_test(test_wrong_param_types),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_libcrypto_seed_source),
