@@ -26,6 +26,9 @@
  *     lane still trips after 20 samples.
  *   - Self-test bit-change floor (see rdrand_selftest_changes_ok below):
  *     2.4e-15 per pair, 1.7e-14 = 2^-45.8 per 8-word sample.
+ *   - Self-test lane variety (rdrand_selftest_lanes_vary below): a byte
+ *     lane holds one value in all 8 words with probability 2^-56, so
+ *     8 x 2^-56 = 2^-53 per sample.
  *
  * Every test sees every word, even after another test failed on it, so the
  * state always describes the whole stream.  The first failing test in the
@@ -129,8 +132,26 @@ static int rdrand_selftest_changes_ok(uint64_t prev, uint64_t word)
 }
 
 /*
+ * Every byte lane takes at least two values across the sample.  A lane
+ * stuck at one value passes the continuous tests for its first 19 words
+ * (the APT needs 20), so without this a stuck lane would pass the 8-word
+ * self-test and a recovery would hand out 19 more words of it.
+ */
+static int rdrand_selftest_lanes_vary(const uint64_t *words, size_t n)
+{
+    uint64_t changed = 0, low7;
+
+    for (size_t i = 1; i < n; i++)
+        changed |= words[i] ^ words[0];
+    /* Some byte of changed is zero iff some lane never changed. */
+    low7 = (changed & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
+    return (~(low7 | changed) & RDRAND_BYTES(0x80)) == 0;
+}
+
+/*
  * A continuous-test failure returns that test's reason; a too-short
- * sample or too few bit changes returns RDRAND_R_SELFTEST_FAILED.
+ * sample, too few bit changes or a byte lane that never changes returns
+ * RDRAND_R_SELFTEST_FAILED.
  * Words are judged in order, so the earliest bad word names the reason.
  */
 int rdrand_health_selftest_sample(const uint64_t *words, size_t n)
@@ -148,5 +169,6 @@ int rdrand_health_selftest_sample(const uint64_t *words, size_t n)
         if (i > 0 && !rdrand_selftest_changes_ok(words[i - 1], words[i]))
             return RDRAND_R_SELFTEST_FAILED;
     }
-    return RDRAND_R_OK;
+    return rdrand_selftest_lanes_vary(words, n) ? RDRAND_R_OK
+                                                : RDRAND_R_SELFTEST_FAILED;
 }

@@ -73,10 +73,8 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
     }
     if (latched != RDRAND_R_OK) {
         reason = rdrand_source_selftest();
-        if (reason == RDRAND_R_OK) {
+        if (reason == RDRAND_R_OK)
             atomic_compare_exchange_strong(&prov->fault, &latched, RDRAND_R_OK);
-            rdrand_health_init(h);
-        }
     }
     if (reason == RDRAND_R_OK)
         reason = rdrand_draw(h, out, len);

@@ -463,6 +463,29 @@ static void test_selftest_stuck_bit_passes(void **state)
     }
 }
 
+/*
+ * A byte lane that holds one value in every word of the sample fails the
+ * self-test, whichever lane; one differing word in that lane is enough.
+ */
+static void test_selftest_stuck_lane(void **state)
+{
+    (void)state;
+    for (int lane = 0; lane < 8; lane++) {
+        uint64_t s = 77 + (uint64_t)lane, w[RDRAND_SELFTEST_WORDS];
+
+        for (int i = 0; i < RDRAND_SELFTEST_WORDS; i++)
+            w[i] = rdrand_test_set_lane(rdrand_test_splitmix(&s), lane, 0x5a);
+        assert_int_equal(
+            rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS),
+            RDRAND_R_SELFTEST_FAILED);
+        w[RDRAND_SELFTEST_WORDS - 1] =
+            rdrand_test_set_lane(w[RDRAND_SELFTEST_WORDS - 1], lane, 0x5b);
+        assert_int_equal(
+            rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS),
+            RDRAND_R_OK);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_selftest_change_floor),
         cmocka_unit_test(test_selftest_few_changes),
         cmocka_unit_test(test_selftest_stuck_bit_passes),
+        cmocka_unit_test(test_selftest_stuck_lane),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
