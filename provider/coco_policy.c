@@ -22,7 +22,7 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
 
     if (!prov->rdrand_available)
         return RDRAND_R_NO_RDRAND;
-    if ((reason = atomic_load(&prov->fault)) != RDRAND_R_OK)
+    if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK)
         return reason; /* the startup self-test already failed */
     if (len > scratch_len)
         return RDRAND_R_INTERNAL;
@@ -71,7 +71,7 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     prov->coco_cause = reason;
     coco_reason = reason == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
                                                : RDRAND_R_COCO_SEED_FAILED;
-    atomic_store(&prov->fault, coco_reason);
+    rdrand_source_latch_coco(prov, coco_reason);
     if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED)
         return 1; /* every request will raise coco_reason with the cause */
 

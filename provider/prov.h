@@ -47,11 +47,12 @@ struct rdrand_prov {
     uint64_t coco_seed_bits; /* bits drawn and checked at init */
 
     /*
-     * RDRAND_R_OK, or the reason the source is latched in error.  Written
-     * by whichever thread sees a failure; cleared only by a passing
-     * self-test, and never when coco_enforced.
+     * The latch, owned by source.c: the reason the source is in error
+     * (RDRAND_R_OK if it is not) in the low 32 bits, and in the high 32 a
+     * generation that every fault bumps, so that a recovery clears only
+     * the fault its self-test answered, never one that came meanwhile.
      */
-    _Atomic int fault;
+    _Atomic uint64_t fault_state;
 };
 
 /* The module's identity: provider/module_rdrand.c or the test module's. */

@@ -204,7 +204,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if (prov->core_get_params == NULL || !rdrand_config_load(prov))
         goto refuse;
 
-    atomic_init(&prov->fault, RDRAND_R_OK);
+    atomic_init(&prov->fault_state, 0);
     prov->coco.signal = "none";
     prov->rdrand_available = rdrand_cpu_has_rdrand();
     if (prov->rdrand_available

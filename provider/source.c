@@ -29,12 +29,38 @@ static int rdrand_is_health_reason(int reason)
            || reason == RDRAND_R_SELFTEST_FAILED;
 }
 
+#define RDRAND_FAULT_REASON(state) ((int)((state)&0xffffffffu))
+
+/* Latch reason; keep an earlier reason unless replace.  Bumps the generation.
+ */
+static void rdrand_source_latch(struct rdrand_prov *prov, int reason,
+                                int replace)
+{
+    uint64_t state = atomic_load(&prov->fault_state), next;
+
+    do {
+        int kept = RDRAND_FAULT_REASON(state);
+
+        if (replace || kept == RDRAND_R_OK)
+            kept = reason;
+        next = ((state >> 32) + 1) << 32 | (uint32_t)kept;
+    } while (!atomic_compare_exchange_weak(&prov->fault_state, &state, next));
+}
+
+int rdrand_source_latched(const struct rdrand_prov *prov)
+{
+    return RDRAND_FAULT_REASON(atomic_load(&prov->fault_state));
+}
+
+void rdrand_source_latch_coco(struct rdrand_prov *prov, int coco_reason)
+{
+    rdrand_source_latch(prov, coco_reason, 1);
+}
+
 void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
 {
-    int expected = RDRAND_R_OK;
-
-    /* The first fault is the one worth reporting; keep it. */
-    atomic_compare_exchange_strong(&prov->fault, &expected, reason);
+    /* The first fault is the one worth reporting: it is kept. */
+    rdrand_source_latch(prov, reason, 0);
     if (rdrand_is_health_reason(reason))
         rdrand_counter_add(RDRAND_CTR_HEALTH_FAILURES, 1);
     if (what != NULL)
@@ -52,7 +78,8 @@ void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
 int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
                        unsigned char *out, size_t len, const char *request)
 {
-    int latched = atomic_load(&prov->fault);
+    uint64_t state = atomic_load(&prov->fault_state);
+    int latched = RDRAND_FAULT_REASON(state);
     int reason = RDRAND_R_OK;
     char what[96];
 
@@ -73,29 +100,37 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
     }
     if (latched != RDRAND_R_OK) {
         reason = rdrand_source_selftest();
-        if (reason == RDRAND_R_OK)
-            atomic_compare_exchange_strong(&prov->fault, &latched, RDRAND_R_OK);
+        /* Clear only if no fault came while the self-test ran. */
+        if (reason == RDRAND_R_OK
+            && !atomic_compare_exchange_strong(&prov->fault_state, &state,
+                                               state >> 32 << 32)
+            && (latched = RDRAND_FAULT_REASON(state)) != RDRAND_R_OK) {
+            RDRAND_RAISE(prov, latched,
+                         "%s of %zu bytes failed: another request met "
+                         "this fault during recovery",
+                         request, len);
+            return 0;
+        }
     }
     if (reason == RDRAND_R_OK)
         reason = rdrand_draw(h, out, len);
     if (reason == RDRAND_R_OK)
         return 1;
     snprintf(what, sizeof(what),
-             "%s of %zu bytes failed closed: nothing "
-             "was delivered",
-             request, len);
+             "%s of %zu bytes failed closed: nothing was delivered", request,
+             len);
     rdrand_source_fault(prov, reason, what);
     return 0;
 }
 
 int rdrand_source_usable(const struct rdrand_prov *prov)
 {
-    return prov->rdrand_available && atomic_load(&prov->fault) == RDRAND_R_OK;
+    return prov->rdrand_available && rdrand_source_latched(prov) == RDRAND_R_OK;
 }
 
 const char *rdrand_source_state_text(const struct rdrand_prov *prov)
 {
-    int fault = atomic_load(&prov->fault);
+    int fault = rdrand_source_latched(prov);
 
     if (fault != RDRAND_R_OK)
         return rdrand_reason_text(fault);

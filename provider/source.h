@@ -31,6 +31,12 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
 void rdrand_source_fault(struct rdrand_prov *prov, int reason,
                          const char *what);
 
+/* The reason the source is latched in error, or RDRAND_R_OK. */
+int rdrand_source_latched(const struct rdrand_prov *prov);
+
+/* Latch a CoCo reason over whatever fault caused it (fail-closed). */
+void rdrand_source_latch_coco(struct rdrand_prov *prov, int coco_reason);
+
 /* 1 when a request would be attempted (RDRAND present, nothing latched). */
 int rdrand_source_usable(const struct rdrand_prov *prov);
 

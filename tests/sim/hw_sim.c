@@ -37,6 +37,9 @@ static struct sim_cpu sim = {.rdrand_present = 1};
 static _Atomic uint64_t sim_executions;
 static _Atomic uint64_t sim_stream;
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
+static uint64_t sim_hook_at;
+static void (*sim_hook)(void *);
+static void *sim_hook_arg;
 static int sim_configured;
 static char sim_coco[32] = "none"; /* platform selected in sim_coco.c */
 
@@ -165,6 +168,7 @@ int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
     sim_configured = 1;
     atomic_store(&sim_executions, 0);
     atomic_store(&sim_stream, 0);
+    sim_hook = NULL;
     return 1;
 }
 
@@ -190,6 +194,13 @@ uint64_t rdrand_sim_executions(void)
     return atomic_load(&sim_executions);
 }
 
+void rdrand_sim_at_execution(uint64_t n, void (*fn)(void *), void *arg)
+{
+    sim_hook_at = n;
+    sim_hook_arg = arg;
+    sim_hook = fn;
+}
+
 /* splitmix64: a deterministic stream that passes the health tests. */
 static uint64_t sim_next_good_word(void)
 {
@@ -209,6 +220,8 @@ int rdrand_hw_rdrand64(uint64_t *out)
     n = atomic_fetch_add(&sim_executions, 1) + 1;
     if (!sim.rdrand_present)
         abort(); /* real hardware raises #UD: the provider must not get here */
+    if (sim_hook != NULL && n == sim_hook_at)
+        sim_hook(sim_hook_arg);
     *out = 0;
     if (n == sim.fail_at || (sim.fail_from != 0 && n >= sim.fail_from))
         return 0;

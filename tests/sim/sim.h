@@ -28,6 +28,12 @@
 int rdrand_sim_configure(const char *spec, char *err, size_t errlen);
 /* RDRAND executions since the last configure. */
 uint64_t rdrand_sim_executions(void);
+/*
+ * Unit tests only: call fn(arg) just before the n-th execution (counted
+ * as rdrand_sim_executions) returns, to inject an event from "another
+ * thread" at an exact point.  Cleared by rdrand_sim_configure.
+ */
+void rdrand_sim_at_execution(uint64_t n, void (*fn)(void *), void *arg);
 
 /* tests/sim/sim_coco.c: the guest platforms the simulated CPU can be. */
 /* Select a platform by name; returns 1, or 0 for an unknown name. */

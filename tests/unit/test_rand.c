@@ -27,6 +27,7 @@
 #include "health.h"
 #include "rand.h"
 #include "sim.h"
+#include "source.h"
 
 struct fixture {
     void *provctx;
@@ -238,6 +239,39 @@ static void test_wrong_param_types(void **state)
     fixture_down(&f);
 }
 
+/*
+ * A fault that another request meets while this one's recovery self-test
+ * runs must not be cleared by that self-test passing.
+ */
+static void fault_from_elsewhere(void *provctx)
+{
+    rdrand_source_fault(provctx, RDRAND_R_STUCK_ONES, NULL);
+}
+
+static void test_fault_during_recovery(void **state)
+{
+    struct fixture f;
+    unsigned char *seed = (unsigned char *)1;
+
+    (void)state;
+    fixture_up(&f, "fail-at=9"); /* the first request's first word */
+    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+    /* Recovery self-test: executions 10..17; fault lands at the 12th. */
+    rdrand_sim_at_execution(12, fault_from_elsewhere, f.provctx);
+    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+    assert_null(seed);
+    assert_int_equal(rdrand_sim_executions(), 17); /* no draw followed */
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+    assert_non_null(strstr(fake_last_message(), "during recovery"));
+    assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
+    /* The next request recovers normally. */
+    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 32);
+    f.clear_seed(f.ctx, seed, 32);
+    assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 1);
+    fixture_down(&f);
+}
+
 static void test_parent_refused_and_uninstantiated(void **state)
 {
     struct fixture f;
@@ -432,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_no_rdrand),
         cmocka_unit_test(test_generate_counters),
         cmocka_unit_test(test_wrong_param_types),
+        cmocka_unit_test(test_fault_during_recovery),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_libcrypto_seed_source),
