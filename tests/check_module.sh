@@ -20,12 +20,14 @@ exports_only_init() {
 no_simulation() { ! strings "$1" | grep -q RDRAND_SIM; }
 no_getenv() { ! nm -D --undefined-only "$1" | grep -qw -e getenv -e secure_getenv; }
 bind_now() { readelf -d "$1" | grep -q -e BIND_NOW -e 'FLAGS.*NOW'; }
+no_delete() { readelf -d "$1" | grep -q 'FLAGS_1.*NODELETE'; }
 
 check "rdrand.so exists with no lib prefix" test -f "$so"
 check "rdrand.so exports exactly OSSL_provider_init" exports_only_init "$so"
 check "rdrand.so carries no simulation (no RDRAND_SIM)" no_simulation "$so"
 check "rdrand.so imports no getenv" no_getenv "$so"
 check "rdrand.so is linked with -z now" bind_now "$so"
+check "rdrand.so stays mapped after dlclose (-z nodelete)" no_delete "$so"
 check "rdrand-sim.so exports exactly OSSL_provider_init" \
     exports_only_init "$sim"
 echo "$passed passed, $failed failed"
