@@ -95,7 +95,8 @@ int rdrand_config_load(struct rdrand_prov *prov)
     cfg->coco_seed_bits = RDRAND_COCO_SEED_BITS_MIN;
     if (!prov->core_get_params(prov->handle, keys)) {
         RDRAND_RAISE(prov, RDRAND_R_CONFIG_UNREADABLE,
-                     "core_get_params failed");
+                     "core_get_params failed: check this provider's "
+                     "section in openssl.cnf");
         return 0;
     }
     if (!rdrand_parse_choice(prov, "warn", warn, rdrand_warn_choices,

@@ -49,6 +49,9 @@ static const OSSL_ITEM rdrand_reasons[] = {
     {RDRAND_R_NOT_INSTANTIATED, "the RDRAND context is not instantiated"},
     {RDRAND_R_OUT_OF_MEMORY, "out of memory"},
     {RDRAND_R_BAD_PARAMETER, "invalid parameter"},
+    {RDRAND_R_STRENGTH_TOO_HIGH,
+     "requested security strength exceeds the 256 bits RDRAND is credited "
+     "with"},
     {RDRAND_R_INTERNAL, "internal error"},
     {0, NULL}};
 

@@ -29,8 +29,9 @@ enum rdrand_reason {
     RDRAND_R_PARENT_REFUSED,      /* a seed source takes no parent */
     RDRAND_R_NOT_INSTANTIATED,    /* generate before instantiate */
     RDRAND_R_OUT_OF_MEMORY,
-    RDRAND_R_BAD_PARAMETER, /* a malformed OSSL_PARAM */
-    RDRAND_R_INTERNAL,      /* lock creation etc. */
+    RDRAND_R_BAD_PARAMETER,     /* a malformed OSSL_PARAM */
+    RDRAND_R_STRENGTH_TOO_HIGH, /* more than RDRAND_STRENGTH requested */
+    RDRAND_R_INTERNAL,          /* lock creation etc. */
     RDRAND_R_MAX
 };
 

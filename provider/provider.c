@@ -176,6 +176,9 @@ static void rdrand_take_core_functions(struct rdrand_prov *prov,
             break;
         }
     }
+    if (prov->core_new_error == NULL || prov->core_set_error_debug == NULL
+        || prov->core_vset_error == NULL)
+        prov->core_new_error = NULL; /* cannot report; rdrand_raise no-ops */
 }
 
 static int rdrand_cpu_has_rdrand(void)
@@ -194,14 +197,22 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     struct rdrand_prov *prov;
     int reason;
 
-    if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL)
+    if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
+        struct rdrand_prov boot = {.handle = handle};
+
+        rdrand_take_core_functions(&boot, in);
+        RDRAND_RAISE(&boot, RDRAND_R_OUT_OF_MEMORY, "provider context");
         return 0;
+    }
     prov->handle = handle;
     rdrand_take_core_functions(prov, in);
-    if (prov->core_new_error == NULL || prov->core_set_error_debug == NULL
-        || prov->core_vset_error == NULL)
-        prov->core_new_error = NULL; /* cannot report; rdrand_raise no-ops */
-    if (prov->core_get_params == NULL || !rdrand_config_load(prov))
+    if (prov->core_get_params == NULL) {
+        RDRAND_RAISE(prov, RDRAND_R_INTERNAL,
+                     "the core offers no get_params: cannot read the "
+                     "config section");
+        goto refuse;
+    }
+    if (!rdrand_config_load(prov))
         goto refuse;
 
     atomic_init(&prov->fault_state, 0);

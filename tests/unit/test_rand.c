@@ -201,7 +201,7 @@ static void test_generate_counters(void **state)
     assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
     assert_non_null(strstr(fake_last_message(), "generate request of 100"));
     assert_int_equal(f.generate(f.ctx, buf, sizeof(buf), 512, 0, NULL, 0), 0);
-    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_LENGTH);
+    assert_int_equal(fake_last_reason(), RDRAND_R_STRENGTH_TOO_HIGH);
     assert_int_equal(counter(&f, RDRAND_PARAM_GENERATE_REQUESTS) - req, 3);
     assert_int_equal(counter(&f, RDRAND_PARAM_GENERATE_FAILURES) - fail, 2);
     fixture_down(&f);
@@ -290,7 +290,7 @@ static void test_parent_refused_and_uninstantiated(void **state)
     assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
                          f.ctx, 512, 0, NULL, 0, NULL),
                      0);
-    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_LENGTH);
+    assert_int_equal(fake_last_reason(), RDRAND_R_STRENGTH_TOO_HIGH);
     fixture_down(&f);
 }
 
@@ -451,6 +451,8 @@ static void test_libcrypto_evp_rand(void **state)
     assert_int_equal(EVP_RAND_enable_locking(ctx), 1);
     assert_int_equal(EVP_RAND_generate(ctx, buf, sizeof(buf), 256, 0, NULL, 0),
                      1);
+    assert_int_equal(EVP_RAND_verify_zeroization(ctx), 0); /* holds state */
+    assert_int_equal(EVP_RAND_uninstantiate(ctx), 1);
     assert_int_equal(EVP_RAND_verify_zeroization(ctx), 1);
     EVP_RAND_CTX_free(ctx);
     EVP_RAND_free(rand);
