@@ -44,6 +44,10 @@ exited_ok() { [ "$status" -eq 0 ]; }
 exited_fail() { [ "$status" -ne 0 ] && [ "$status" -lt 128 ]; }
 stdout_has() { grep -qE -- "$1" "$OUT/stdout"; }
 stderr_has() { grep -qE -- "$1" "$OUT/stderr"; }
+hex32() { stdout_has '^[0-9a-f]{32}$'; }
+listed() { # listed NAME STATUS: openssl list -providers shows NAME so
+    grep -A3 -x "  $1" "$OUT/stdout" | grep -qx "    status: $2"
+}
 stdout_lacks() { ! grep -qE -- "$1" "$OUT/stdout"; }
 line_is() { [ "$(sed -n "$1p" "$OUT/stdout")" = "$2" ]; }     # line_is N TEXT
 line_at_least() { [ "$(sed -n "$1p" "$OUT/stdout")" -ge "$2" ]; } # N MIN
@@ -51,6 +55,16 @@ line_at_least() { [ "$(sed -n "$1p" "$OUT/stdout")" -ge "$2" ]; } # N MIN
 sim_env() { # sim_env SPEC: environment for the simulated-CPU module
     echo "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/rdrand-sim.cnf" \
         "RDRAND_SIM=$1"
+}
+
+# Exit 77 (ctest: skipped) unless the real module sees RDRAND in CPUID.
+require_real_rdrand() {
+    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
+        "$STAT" -l rdrand-available
+    if [ "$(cat "$OUT/stdout")" != 1 ]; then
+        echo "SKIP: CPUID reports no RDRAND on this machine"
+        exit 77
+    fi
 }
 
 finish() {

@@ -29,10 +29,6 @@ stdout_empty() { [ ! -s "$OUT/stdout" ]; }
 values_are() { # values_are V...: stdout is exactly these lines
     [ "$(cat "$OUT/stdout")" = "$(printf '%s\n' "$@")" ]
 }
-listed() { # listed NAME STATUS: openssl list -providers shows NAME so
-    grep -A3 -x "  $1" "$OUT/stdout" | grep -qx "    status: $2"
-}
-hex32() { stdout_has '^[0-9a-f]{32}$'; }
 
 # --- failing guests: the startup self-test passes and the CoCo draw
 # fails (fail-at=9), the self-test sees a stuck word, or no RDRAND ---
@@ -209,43 +205,5 @@ check "require, fail-at=9, refuse: OSSL_PROVIDER_load fails" exited_with 3
 check "require, fail-at=9, refuse: the error says coco = require" \
     stderr_has "platform none detected, coco = require \\(decided by none\\)"
 
-# --- the real module on this machine with conf/rdrand-coco.cnf ---
-# What this machine is, from the kernel files a shell can see (CPUID-only
-# guests, such as Azure's, are not visible here: see docs/coco.md).
-kernel_says_coco() {
-    local f
-    for f in /dev/tdx_guest /dev/sev-guest /sys/devices/platform/sev-guest \
-        /sys/kernel/config/tsm/report /sys/devices/system/cpu/sev; do
-        [ -e "$f" ] && return 0
-    done
-    grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | grep -qw tdx_guest
-}
-real=("OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand-coco.cnf")
-run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
-    "$STAT" -l rdrand-available
-if [ "$(cat "$OUT/stdout")" = 1 ]; then
-    run "${real[@]}" -- "$OPENSSL_BIN" rand -hex 16
-    check "real, rdrand-coco.cnf: openssl rand exits 0" exited_ok
-    check "real, rdrand-coco.cnf: and prints bytes" hex32
-    run "${real[@]}" -- "$OPENSSL_BIN" list -providers
-    check "real, rdrand-coco.cnf: listed, status: active" \
-        listed rdrand active
-    run "${real[@]}" -- "$STAT" -n 32 -r coco-platform coco-seed-bits \
-        seed-failures seed-requests
-    check "real, rdrand-coco.cnf: rdrand-stat exits 0" exited_ok
-    if kernel_says_coco; then
-        echo "NOTE: the kernel says this is a confidential guest"
-        check "real CoCo guest: coco-platform names a platform" \
-            stdout_has '^(sev|sev-es|sev-snp|tdx|hyperv-snp|hyperv-tdx|unknown-cvm)$'
-        check "real CoCo guest: 256 bits checked at load" line_is 2 256
-    else
-        check "real non-CoCo machine: coco-platform = none" line_is 1 none
-        check "real non-CoCo machine: coco-seed-bits = 0" line_is 2 0
-    fi
-    check "real, rdrand-coco.cnf: no seed failures" line_is 3 0
-    check "real, rdrand-coco.cnf: seeds from RDRAND (seed-requests >= 2)" \
-        line_at_least 4 2
-else
-    echo "SKIP: no RDRAND on this CPU; real-module checks not run"
-fi
+# The real module with conf/rdrand-coco.cnf: tests/cli/test_real.sh.
 finish

@@ -50,22 +50,4 @@ run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
 check "sim: -provider path really seeds from us (fails when broken)" \
     exited_fail
 
-# --- the real module on the real CPU ---
-run "OPENSSL_MODULES=$REAL_MODULES" -- "$STAT" -l rdrand-available
-if [ "$(cat "$OUT/stdout")" = 1 ]; then
-    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
-        "$OPENSSL_BIN" rand -hex 32
-    check "real: rand via conf/rdrand.cnf" exited_ok
-    check "real: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
-    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
-        -- "$OPENSSL_BIN" rand -provider rdrand -provider default -hex 16
-    check "real: rand via -provider" exited_ok
-    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
-        "$STAT" -n 32 -r seed-requests rdrand-failures
-    check "real: the seed source was used (seed-requests >= 2)" \
-        line_at_least 1 2
-    check "real: no RDRAND failures" line_is 2 0
-else
-    echo "SKIP: no RDRAND on this CPU; real-module checks not run"
-fi
 finish

@@ -9,13 +9,4 @@ run $(sim_env "") -- "$OPENSSL_BIN" speed -seconds 1 rand
 check "sim: speed -seconds 1 rand exits 0" exited_ok
 check "sim: prints a rand row" stdout_has '^rand '
 
-run "OPENSSL_MODULES=$REAL_MODULES" -- "$STAT" -l rdrand-available
-if [ "$(cat "$OUT/stdout")" = 1 ]; then
-    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
-        "$OPENSSL_BIN" speed -seconds 1 rand
-    check "real: speed -seconds 1 rand exits 0" exited_ok
-    check "real: prints a rand row" stdout_has '^rand '
-else
-    echo "SKIP: no RDRAND on this CPU; real-module speed not run"
-fi
 finish

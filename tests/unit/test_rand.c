@@ -112,6 +112,57 @@ static void test_seed_lengths(void **state)
     fixture_down(&f);
 }
 
+/* The simulated CPU's default stream (tests/sim/hw_sim.c), word i. */
+static uint64_t sim_word(uint64_t i)
+{
+    uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/*
+ * Every request size 1..600 through get_seed and through generate: the
+ * exact bytes of the next ceil(len / 8) words, nothing past len written,
+ * the spare bytes of the last word never delivered anywhere.
+ */
+static void test_every_size_through_dispatch(void **state)
+{
+    unsigned char buf[600 + 8];
+
+    (void)state;
+    for (int kind = 0; kind < 2; kind++) {
+        struct fixture f;
+        uint64_t next = RDRAND_SELFTEST_WORDS; /* init drew the first 8 */
+
+        fixture_up(&f, "");
+        for (size_t len = 1; len <= 600; len++) {
+            unsigned char *out = buf;
+
+            memset(buf, 0xA5, sizeof(buf));
+            if (kind == 0) {
+                assert_int_equal(
+                    f.get_seed(f.ctx, &out, 0, len, len, 0, NULL, 0), len);
+            } else {
+                assert_int_equal(f.generate(f.ctx, buf, len, 0, 0, NULL, 0), 1);
+                for (size_t i = len; i < sizeof(buf); i++)
+                    assert_int_equal(buf[i], 0xA5);
+            }
+            for (size_t i = 0; i < len; i++) {
+                uint64_t w = sim_word(next + i / 8);
+
+                assert_int_equal(out[i], ((unsigned char *)&w)[i % 8]);
+            }
+            next += (len + 7) / 8;
+            assert_int_equal(rdrand_sim_executions(), next);
+            if (kind == 0)
+                f.clear_seed(f.ctx, out, len);
+        }
+        fixture_down(&f);
+    }
+}
+
 /* A CF=0 at word k of a seed: nothing delivered, counters exact. */
 static void test_seed_fails_closed(void **state)
 {
@@ -464,6 +515,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_lengths),
+        cmocka_unit_test(test_every_size_through_dispatch),
         cmocka_unit_test(test_seed_fails_closed),
         cmocka_unit_test(test_no_rdrand),
         cmocka_unit_test(test_generate_counters),

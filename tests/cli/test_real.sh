@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The shipped rdrand.so on this machine's real CPU through the real
+# openssl binary and conf/ files.  Exits 77 (a skip for ctest, never a
+# pass) where CPUID reports no RDRAND.
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_real_rdrand
+
+# --- openssl rand: via conf/rdrand.cnf and via -provider ---
+run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
+    "$OPENSSL_BIN" rand -hex 32
+check "real: rand via conf/rdrand.cnf" exited_ok
+check "real: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
+run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
+    -- "$OPENSSL_BIN" rand -provider rdrand -provider default -hex 16
+check "real: rand via -provider" exited_ok
+run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
+    "$STAT" -n 32 -r seed-requests rdrand-failures
+check "real: the seed source was used (seed-requests >= 2)" \
+    line_at_least 1 2
+check "real: no RDRAND failures" line_is 2 0
+
+# --- openssl speed rand ---
+run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
+    "$OPENSSL_BIN" speed -seconds 1 rand
+check "real: speed -seconds 1 rand exits 0" exited_ok
+check "real: prints a rand row" stdout_has '^rand '
+
+# --- conf/rdrand-coco.cnf on this machine ---
+# What this machine is, from the kernel files a shell can see (CPUID-only
+# guests, such as Azure's, are not visible here: see docs/coco.md).
+kernel_says_coco() {
+    local f
+    for f in /dev/tdx_guest /dev/sev-guest /sys/devices/platform/sev-guest \
+        /sys/kernel/config/tsm/report /sys/devices/system/cpu/sev; do
+        [ -e "$f" ] && return 0
+    done
+    grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | grep -qw tdx_guest
+}
+real=("OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand-coco.cnf")
+run "${real[@]}" -- "$OPENSSL_BIN" rand -hex 16
+check "real, rdrand-coco.cnf: openssl rand exits 0" exited_ok
+check "real, rdrand-coco.cnf: and prints bytes" hex32
+run "${real[@]}" -- "$OPENSSL_BIN" list -providers
+check "real, rdrand-coco.cnf: listed, status: active" \
+    listed rdrand active
+run "${real[@]}" -- "$STAT" -n 32 -r coco-platform coco-seed-bits \
+    seed-failures seed-requests
+check "real, rdrand-coco.cnf: rdrand-stat exits 0" exited_ok
+if kernel_says_coco; then
+    echo "NOTE: the kernel says this is a confidential guest"
+    check "real CoCo guest: coco-platform names a platform" \
+        stdout_has '^(sev|sev-es|sev-snp|tdx|hyperv-snp|hyperv-tdx|unknown-cvm)$'
+    check "real CoCo guest: 256 bits checked at load" line_is 2 256
+else
+    check "real non-CoCo machine: coco-platform = none" line_is 1 none
+    check "real non-CoCo machine: coco-seed-bits = 0" line_is 2 0
+fi
+check "real, rdrand-coco.cnf: no seed failures" line_is 3 0
+check "real, rdrand-coco.cnf: seeds from RDRAND (seed-requests >= 2)" \
+    line_at_least 4 2
+finish
