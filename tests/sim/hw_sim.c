@@ -75,14 +75,17 @@ static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
         return sim_error(err, errlen, "words=%s: %s", path, strerror(errno));
     while (fgets(line, sizeof(line), f) != NULL) {
         char hex[17], extra[8] = "";
-        int fields;
+        int fields, end = 0;
 
         lineno++;
         if (line[0] == '\n' || line[0] == '#')
             continue;
-        fields = sscanf(line, "%16[0-9a-fA-F] %7s", hex, extra);
+        /* Exactly "<16 hex>" or "<16 hex> fail", then only the newline. */
+        fields = sscanf(line, "%16[0-9a-fA-F]%n %7s%n", hex, &end, extra, &end);
         if (fields < 1 || strlen(hex) != 16
-            || (fields == 2 && strcmp(extra, "fail") != 0)) {
+            || (fields == 2 && strcmp(extra, "fail") != 0)
+            || strspn(line + end, " \t\r\n") != strlen(line + end)
+            || (strchr(line, '\n') == NULL && !feof(f))) {
             fclose(f);
             return sim_error(err, errlen,
                              "words=%s line %zu: want 16 hex digits, "
