@@ -482,6 +482,63 @@ static void test_libcrypto_failure_reaches_caller(void **state)
     OSSL_LIB_CTX_free(libctx);
 }
 
+/*
+ * Threads drawing through libcrypto, each from its own public DRBG with
+ * prediction resistance: every request is one get_seed from us, through
+ * OpenSSL's primary DRBG and its locking, counted exactly.
+ */
+struct libcrypto_worker {
+    OSSL_LIB_CTX *libctx;
+    int ok;
+};
+
+static void *libcrypto_worker_run(void *arg)
+{
+    struct libcrypto_worker *w = arg;
+    unsigned char buf[32];
+    EVP_RAND_CTX *pub = RAND_get0_public(w->libctx);
+
+    w->ok = pub != NULL;
+    for (int i = 0; w->ok && i < 500; i++)
+        w->ok = EVP_RAND_generate(pub, buf, sizeof(buf), 0, 1, NULL, 0) == 1;
+    return NULL;
+}
+
+static void test_libcrypto_threads(void **state)
+{
+    OSSL_LIB_CTX *libctx = builtin_libctx("");
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME);
+    OSSL_PROVIDER *deflt = OSSL_PROVIDER_load(libctx, "default");
+    struct libcrypto_worker w[4];
+    pthread_t t[4];
+    unsigned char buf[16];
+    uint64_t requests, failures;
+
+    (void)state;
+    assert_non_null(prov);
+    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                                               "provider=rdrand-sim"),
+                     1);
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
+    requests = prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS);
+    failures = prov_u64(prov, RDRAND_PARAM_SEED_FAILURES);
+    for (int i = 0; i < 4; i++) {
+        w[i].libctx = libctx;
+        assert_int_equal(
+            pthread_create(&t[i], NULL, libcrypto_worker_run, &w[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_true(w[i].ok);
+    }
+    assert_int_equal(prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS) - requests,
+                     4 * 500);
+    assert_int_equal(prov_u64(prov, RDRAND_PARAM_SEED_FAILURES), failures);
+    OSSL_PROVIDER_unload(deflt);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+}
+
 static void test_libcrypto_evp_rand(void **state)
 {
     OSSL_LIB_CTX *libctx = builtin_libctx("");
@@ -526,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_libcrypto_seed_source),
         cmocka_unit_test(test_libcrypto_failure_reaches_caller),
         cmocka_unit_test(test_libcrypto_evp_rand),
+        cmocka_unit_test(test_libcrypto_threads),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
