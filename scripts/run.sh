@@ -18,3 +18,8 @@ openssl list -random-generators | grep -F 'RDRAND @'
 echo "== counters after 32 bytes and one prediction-resistant request"
 echo "   (build/rdrand-stat, same conf, same process as the draw)"
 build/rdrand-stat -n 32 -r
+requests=$(build/rdrand-stat -n 32 seed-requests)
+if [ "$requests" -lt 1 ]; then
+    echo "rdrand.so was NOT used as the seed source (seed-requests = 0)" >&2
+    exit 1
+fi
