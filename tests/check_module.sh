@@ -6,13 +6,9 @@ set -uo pipefail
 : "${RDRAND_BUILD_DIR:?}"
 so=$RDRAND_BUILD_DIR/rdrand.so
 sim=$RDRAND_BUILD_DIR/tests/rdrand-sim.so
-passed=0 failed=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); echo "ok - $what"
-    else failed=$((failed + 1)); echo "not ok - $what"; fi
-}
+# shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck source=tests/checks.sh
+. "$(dirname "$0")/checks.sh"
 exports_only_init() {
     [ "$(nm -D --defined-only "$1" | awk '$2 ~ /[TDBRW]/ {print $3}' |
         grep -v '^_' | sort | tr '\n' ' ')" = "OSSL_provider_init " ]
@@ -30,5 +26,4 @@ check "rdrand.so is linked with -z now" bind_now "$so"
 check "rdrand.so stays mapped after dlclose (-z nodelete)" no_delete "$so"
 check "rdrand-sim.so exports exactly OSSL_provider_init" \
     exports_only_init "$sim"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -4,13 +4,9 @@
 # source file carries an SPDX header.
 set -uo pipefail
 cd "${RDRAND_SOURCE_DIR:?}" || exit 1
-passed=0 failed=0
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    if "$@"; then passed=$((passed + 1)); echo "ok - $what"
-    else failed=$((failed + 1)); echo "not ok - $what"; fi
-}
+# shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck source=tests/checks.sh
+. "$(dirname "$0")/checks.sh"
 mapfile -t shells < <(find scripts tests .ci -name '*.sh' -o -path .ci/run)
 mapfile -t csrc < <(find provider include tests tools docs bench \
     -name '*.[ch]' 2>/dev/null)
@@ -23,5 +19,4 @@ check "clang-format: ${#csrc[@]} C files" \
     clang-format --dry-run -Werror "${csrc[@]}"
 check "SPDX header on every source file" \
     missing_spdx "${shells[@]}" "${csrc[@]}" CMakeLists.txt
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
