@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck disable=SC2317 # the helpers below are called through check
 # The shipped module: exports only OSSL_provider_init, carries no
 # simulation and reads no environment variable.
 set -uo pipefail
 : "${RDRAND_BUILD_DIR:?}"
 so=$RDRAND_BUILD_DIR/rdrand.so
 sim=$RDRAND_BUILD_DIR/tests/rdrand-sim.so
-# shellcheck disable=SC2317 # the helpers below are called through check
 # shellcheck source=tests/checks.sh
 . "$(dirname "$0")/checks.sh"
 exports_only_init() {

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck disable=SC2317 # the helpers below are called through check
 # Shell scripts pass shellcheck; C sources are clang-format clean; every
 # source file carries an SPDX header.
 set -uo pipefail
 cd "${RDRAND_SOURCE_DIR:?}" || exit 1
-# shellcheck disable=SC2317 # the helpers below are called through check
 # shellcheck source=tests/checks.sh
 . "$(dirname "$0")/checks.sh"
 mapfile -t shells < <(find scripts tests .ci -name '*.sh' -o -path .ci/run)
