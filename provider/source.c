@@ -31,8 +31,7 @@ static int rdrand_is_health_reason(int reason)
 
 #define RDRAND_FAULT_REASON(state) ((int)((state)&0xffffffffu))
 
-/* Latch reason; keep an earlier reason unless replace.  Bumps the generation.
- */
+/* Latch reason (an earlier one is kept unless replace); bump the generation. */
 static void rdrand_source_latch(struct rdrand_prov *prov, int reason,
                                 int replace)
 {
