@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # For the small check scripts (module, lint): "check WHAT COMMAND..."
 # counts and reports; "finish" prints "N passed, N failed" and sets the
-# exit status.
+# exit status.  A script may define check_failed to show more on failure.
 passed=0
 failed=0
 check() {
@@ -14,6 +14,7 @@ check() {
     else
         failed=$((failed + 1))
         echo "not ok - $what"
+        if declare -F check_failed >/dev/null; then check_failed; fi
     fi
 }
 finish() {

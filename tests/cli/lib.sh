@@ -14,21 +14,13 @@ SIM_MODULES=$RDRAND_BUILD_DIR/tests
 STAT=$RDRAND_BUILD_DIR/rdrand-stat
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-passed=0
-failed=0
+# shellcheck source=tests/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"
 
-check() { # check DESCRIPTION COMMAND...: passes if the command succeeds
-    local what=$1
-    shift
-    if "$@"; then
-        passed=$((passed + 1))
-        echo "ok - $what"
-    else
-        failed=$((failed + 1))
-        echo "not ok - $what"
-        echo "  --- stdout:"; sed 's/^/  | /' "$OUT/stdout" 2>/dev/null
-        echo "  --- stderr:"; sed 's/^/  | /' "$OUT/stderr" 2>/dev/null
-    fi
+# A failed check shows what the last run printed.
+check_failed() {
+    echo "  --- stdout:"; sed 's/^/  | /' "$OUT/stdout" 2>/dev/null
+    echo "  --- stderr:"; sed 's/^/  | /' "$OUT/stderr" 2>/dev/null
 }
 
 # run ENV... -- CMD...: run with extra environment, keep output and status
@@ -67,8 +59,3 @@ require_real_rdrand() {
     fi
 }
 
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit
-}
