@@ -5,8 +5,13 @@
  * rdrand_coco_gather() takes a snapshot of every signal through the hw
  * seam; rdrand_coco_detect() is a pure function of that snapshot, so the
  * tests can feed it every platform and every contradiction.
- * Rule: any positive or conflicting signal means CoCo; an unreadable or
- * masked input never means "not CoCo".
+ * Rule: any positive or conflicting signal means CoCo, and so does a
+ * kernel input we could not read or whose filesystem is not mounted
+ * (unknown-cvm, "unreadable:PATH" or "unmounted:/sys"): only a clean
+ * ENOENT under a mounted /sys, or a /proc/cpuinfo read whole, says "no".
+ * The one exception is the SEV_STATUS MSR, unreadable without privilege
+ * on every machine: reading it is a bonus, failing to read it says
+ * nothing.  docs/coco.md argues each signal.
  */
 #ifndef RDRAND_COCO_H
 #define RDRAND_COCO_H
@@ -23,6 +28,7 @@ enum rdrand_coco_platform {
     RDRAND_COCO_TDX,
     RDRAND_COCO_HYPERV_SNP,
     RDRAND_COCO_HYPERV_TDX,
+    RDRAND_COCO_HYPERV_VBS,
     RDRAND_COCO_UNKNOWN_CVM
 };
 
@@ -32,18 +38,29 @@ enum rdrand_coco_platform {
 #define RDRAND_SIGNAL_UNKNOWN (-1)
 
 struct rdrand_coco_inputs {
-    /* CPUID; a leaf beyond the reported maximum is left zeroed. */
+    /*
+     * CPUID; a leaf beyond the reported maximum is left zeroed, except
+     * 0x21, read always as the kernel does (a TDX module answers it
+     * whatever leaf 0 says).
+     */
     int have_cpuid;
     struct rdrand_cpuid leaf0, leaf1, leaf21;
     struct rdrand_cpuid ext0, ext1f;   /* 0x80000000, ..1F */
     struct rdrand_cpuid hv0, hv3, hvc; /* 0x400000{00,03,0C} */
-    /* The kernel's view (RDRAND_SIGNAL_*). */
-    int cpuinfo_tdx_guest; /* "tdx_guest" in /proc/cpuinfo flags */
-    int sysfs_sev_guest;   /* /sys/devices/platform/sev-guest */
-    int dev_sev_guest;     /* /dev/sev-guest */
-    int dev_tdx_guest;     /* /dev/tdx_guest */
-    int configfs_tsm;      /* /sys/kernel/config/tsm/report */
-    int sysfs_cpu_sev;     /* /sys/devices/system/cpu/sev */
+    /*
+     * The kernel's view (RDRAND_SIGNAL_*).  cpuinfo: PRESENT when the
+     * first flags line was read whole, ABSENT when /proc/cpuinfo does not
+     * exist (no /proc), UNKNOWN otherwise; cpuinfo_tdx_guest is 1 when
+     * the word "tdx_guest" was seen on it, even on a line cut short.
+     */
+    int cpuinfo;
+    int cpuinfo_tdx_guest;
+    int sysfs;           /* /sys/devices: ABSENT = sysfs not mounted */
+    int sysfs_sev_guest; /* /sys/devices/platform/sev-guest */
+    int dev_sev_guest;   /* /dev/sev-guest */
+    int dev_tdx_guest;   /* /dev/tdx_guest */
+    int configfs_tsm;    /* /sys/kernel/config/tsm/report */
+    int sysfs_cpu_sev;   /* /sys/devices/system/cpu/sev */
     /* SEV_STATUS MSR 0xC0010131, only where /dev/cpu/0/msr is readable. */
     int have_sev_status;
     uint64_t sev_status;
@@ -51,14 +68,15 @@ struct rdrand_coco_inputs {
 
 struct rdrand_coco_result {
     enum rdrand_coco_platform platform;
-    /* Static string naming the signal that decided, e.g. "cpuid-0x21". */
+    /* Static string naming the signal that decided, e.g. "cpuid:0x21". */
     const char *signal;
 };
 
 void rdrand_coco_gather(struct rdrand_coco_inputs *in);
 void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
                         struct rdrand_coco_result *out);
-/* "none", "sev", "sev-es", "sev-snp", "tdx", "hyperv-snp", ... */
+/* "none", "sev", "sev-es", "sev-snp", "tdx", "hyperv-snp", "hyperv-tdx",
+ * "hyperv-vbs", "unknown-cvm" */
 const char *rdrand_coco_platform_name(enum rdrand_coco_platform p);
 
 #endif

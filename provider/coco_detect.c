@@ -108,7 +108,7 @@ static void coco_scan_byte(struct coco_flags_scan *s, char c)
     }
 }
 
-static int coco_cpuinfo_tdx_guest(void)
+static void coco_gather_cpuinfo(struct rdrand_coco_inputs *in)
 {
     struct coco_flags_scan s = {.state = SCAN_KEY};
     char buf[1024];
@@ -135,10 +135,15 @@ static int coco_cpuinfo_tdx_guest(void)
             coco_scan_byte(&s, buf[i]);
         total += (size_t)n;
     }
-    if (s.found)
-        return RDRAND_SIGNAL_PRESENT;
-    /* No flags line, or one cut off by an error or the limit: unknown. */
-    return s.state == SCAN_DONE ? RDRAND_SIGNAL_ABSENT : RDRAND_SIGNAL_UNKNOWN;
+    in->cpuinfo_tdx_guest = s.found;
+    if (s.state == SCAN_DONE)
+        in->cpuinfo = RDRAND_SIGNAL_PRESENT;
+    else if (total == 0
+             && coco_signal(rdrand_hw_path_exists(COCO_CPUINFO_PATH))
+                    == RDRAND_SIGNAL_ABSENT)
+        in->cpuinfo = RDRAND_SIGNAL_ABSENT; /* no /proc in this namespace */
+    else /* unreadable, no flags line, or one cut off by an error or limit */
+        in->cpuinfo = RDRAND_SIGNAL_UNKNOWN;
 }
 
 static void coco_read_sev_status(struct rdrand_coco_inputs *in)
@@ -167,8 +172,13 @@ static void coco_gather_cpuid(struct rdrand_coco_inputs *in)
     in->have_cpuid = 1;
     if (in->leaf0.eax >= 1)
         rdrand_hw_cpuid(1, 0, &in->leaf1);
-    if (in->leaf0.eax >= 0x21)
-        rdrand_hw_cpuid(0x21, 0, &in->leaf21);
+    /*
+     * Always, as tdx_early_init() does: inside a TD the TDX module answers
+     * 0x21 whatever maximum leaf 0 states, and beyond the maximum other
+     * CPUs answer zeros (AMD) or the highest basic leaf (Intel), neither
+     * of which spells "IntelTDX    ".
+     */
+    rdrand_hw_cpuid(0x21, 0, &in->leaf21);
     rdrand_hw_cpuid(0x80000000, 0, &in->ext0);
     if (in->ext0.eax >= 0x8000001F)
         rdrand_hw_cpuid(0x8000001F, 0, &in->ext1f);
@@ -186,7 +196,8 @@ void rdrand_coco_gather(struct rdrand_coco_inputs *in)
 {
     memset(in, 0, sizeof(*in));
     coco_gather_cpuid(in);
-    in->cpuinfo_tdx_guest = coco_cpuinfo_tdx_guest();
+    coco_gather_cpuinfo(in);
+    in->sysfs = coco_signal(rdrand_hw_path_exists("/sys/devices"));
     in->sysfs_sev_guest =
         coco_signal(rdrand_hw_path_exists("/sys/devices/platform/sev-guest"));
     in->dev_sev_guest = coco_signal(rdrand_hw_path_exists("/dev/sev-guest"));
@@ -214,7 +225,7 @@ static int coco_cpuid_tdx(const struct rdrand_coco_inputs *in)
 {
     char sig[12];
 
-    if (!in->have_cpuid || in->leaf0.eax < 0x21)
+    if (!in->have_cpuid)
         return 0;
     coco_sig(sig, in->leaf21.ebx, in->leaf21.edx, in->leaf21.ecx);
     return memcmp(sig, "IntelTDX    ", 12) == 0;
@@ -251,8 +262,9 @@ coco_hyperv(const struct rdrand_coco_inputs *in, const char **signal)
     }
     switch (in->hvc.ebx & COCO_HV_ISOLATION_TYPE) {
     case 0: /* none */
-    case 1: /* VBS: isolation in software, the host still sees all */
         return RDRAND_COCO_NONE;
+    case 1: /* VBS: the kernel treats it as a vTOM guest (hv_vtom_init) */
+        return RDRAND_COCO_HYPERV_VBS;
     case 2:
         return RDRAND_COCO_HYPERV_SNP;
     case 3:
@@ -298,6 +310,7 @@ static int coco_specificity(enum rdrand_coco_platform p)
 {
     switch (p) {
     case RDRAND_COCO_SEV:
+    case RDRAND_COCO_HYPERV_VBS:
         return 1;
     case RDRAND_COCO_SEV_ES:
         return 2;
@@ -315,7 +328,7 @@ static int coco_specificity(enum rdrand_coco_platform p)
 struct coco_tally {
     unsigned families;
     int voted;
-    int masked;
+    const char *unseen; /* the first kernel input we could not see */
     struct rdrand_coco_result best;
 };
 
@@ -333,13 +346,24 @@ static void coco_vote(struct coco_tally *t, enum rdrand_coco_platform p,
     t->voted = 1;
 }
 
+/* if_absent: NULL where ENOENT is a plain "no". */
+static void coco_unseen(struct coco_tally *t, int state, const char *if_absent,
+                        const char *if_unknown)
+{
+    if (t->unseen == NULL)
+        t->unseen = state == RDRAND_SIGNAL_ABSENT    ? if_absent
+                    : state == RDRAND_SIGNAL_UNKNOWN ? if_unknown
+                                                     : NULL;
+}
+
 static void coco_kernel_vote(struct coco_tally *t, int state,
-                             enum rdrand_coco_platform p, const char *signal)
+                             enum rdrand_coco_platform p, const char *signal,
+                             const char *unreadable)
 {
     if (state == RDRAND_SIGNAL_PRESENT)
         coco_vote(t, p, signal);
-    else if (state != RDRAND_SIGNAL_ABSENT)
-        t->masked = 1;
+    else
+        coco_unseen(t, state, NULL, unreadable);
 }
 
 void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
@@ -352,25 +376,35 @@ void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
     /*
      * Missing a confidential guest is the costly mistake: it would skip
      * the RDRAND check exactly where the host is the adversary.  Calling
-     * an ordinary VM confidential only costs that check.  So every
-     * positive input votes for CoCo and none can veto another: absent,
-     * masked or unreadable inputs add nothing, and inputs that name
-     * different hardware still mean CoCo, of an unknown kind.  Among
-     * agreeing votes the most specific name wins, the stronger input on
-     * a tie: the kernel's view, then SEV_STATUS, which the host cannot
-     * intercept, then CPUID, of which only leaf 0x21 is out of its reach.
+     * an ordinary VM confidential only costs that check (four RDRANDs).
+     * So every positive input votes for CoCo and none can veto another;
+     * inputs that name different hardware still mean CoCo, of an unknown
+     * kind.  What we could not see is no "no" either: a kernel file we
+     * could not stat or read (EACCES, an LSM rule, a sandbox), a
+     * /proc/cpuinfo without a whole flags line, or no /proc or /sys at
+     * all votes unknown-cvm, naming the first such input; only a clean
+     * ENOENT under a mounted /sys (or /dev) is "absent".  Among agreeing
+     * votes the most specific name wins, the stronger input on a tie:
+     * the kernel's view, then SEV_STATUS, which the host cannot
+     * intercept, then CPUID, of which only leaf 0x21 is out of its
+     * reach, then what we could not see.
      */
-    coco_kernel_vote(&t, in->cpuinfo_tdx_guest, RDRAND_COCO_TDX,
-                     "cpuinfo:tdx_guest");
-    coco_kernel_vote(&t, in->dev_tdx_guest, RDRAND_COCO_TDX, "dev:tdx_guest");
+    if (in->cpuinfo_tdx_guest)
+        coco_vote(&t, RDRAND_COCO_TDX, "cpuinfo:tdx_guest");
+    coco_unseen(&t, in->cpuinfo, "unmounted:/proc", "unreadable:/proc/cpuinfo");
+    coco_kernel_vote(&t, in->dev_tdx_guest, RDRAND_COCO_TDX, "dev:tdx_guest",
+                     "unreadable:/dev/tdx_guest");
+    coco_unseen(&t, in->sysfs, "unmounted:/sys", "unreadable:/sys/devices");
     coco_kernel_vote(&t, in->sysfs_sev_guest, RDRAND_COCO_SEV_SNP,
-                     "sysfs:sev-guest");
+                     "sysfs:sev-guest",
+                     "unreadable:/sys/devices/platform/sev-guest");
     coco_kernel_vote(&t, in->dev_sev_guest, RDRAND_COCO_SEV_SNP,
-                     "dev:sev-guest");
+                     "dev:sev-guest", "unreadable:/dev/sev-guest");
     coco_kernel_vote(&t, in->sysfs_cpu_sev, RDRAND_COCO_SEV_SNP,
-                     "sysfs:cpu/sev");
+                     "sysfs:cpu/sev", "unreadable:/sys/devices/system/cpu/sev");
     coco_kernel_vote(&t, in->configfs_tsm, RDRAND_COCO_UNKNOWN_CVM,
-                     "configfs:tsm");
+                     "configfs:tsm",
+                     "unreadable:/sys/kernel/config/tsm/report");
     coco_vote(&t, coco_msr(in), "msr:sev_status");
     coco_vote(&t, coco_cpuid_tdx(in) ? RDRAND_COCO_TDX : RDRAND_COCO_NONE,
               "cpuid:0x21");
@@ -378,6 +412,8 @@ void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
               "cpuid:0x8000001f");
     hv = coco_hyperv(in, &hv_signal);
     coco_vote(&t, hv, hv_signal);
+    coco_vote(&t, t.unseen ? RDRAND_COCO_UNKNOWN_CVM : RDRAND_COCO_NONE,
+              t.unseen);
 
     if (t.families == (COCO_FAMILY_TDX | COCO_FAMILY_SEV)) {
         out->platform = RDRAND_COCO_UNKNOWN_CVM;
@@ -386,7 +422,7 @@ void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
         *out = t.best;
     } else {
         out->platform = RDRAND_COCO_NONE;
-        out->signal = t.masked ? "none:masked" : "none";
+        out->signal = "none";
     }
 }
 
@@ -400,6 +436,7 @@ const char *rdrand_coco_platform_name(enum rdrand_coco_platform p)
         [RDRAND_COCO_TDX] = "tdx",
         [RDRAND_COCO_HYPERV_SNP] = "hyperv-snp",
         [RDRAND_COCO_HYPERV_TDX] = "hyperv-tdx",
+        [RDRAND_COCO_HYPERV_VBS] = "hyperv-vbs",
         [RDRAND_COCO_UNKNOWN_CVM] = "unknown-cvm",
     };
 

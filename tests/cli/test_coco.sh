@@ -37,6 +37,10 @@ failing=(
     "coco=tdx,fail-at=9|tdx|cpuinfo:tdx_guest|$SEED_FAILED|RDRAND reported failure (CF=0)"
     "coco=sev-snp,value=ffffffffffffffff|sev-snp|sysfs:sev-guest|$SEED_FAILED|RDRAND returned an all-ones word"
     "coco=tdx,rdrand=absent|tdx|cpuinfo:tdx_guest|$NO_RDRAND|CPUID reports no RDRAND"
+    # Guests that detection round two no longer takes for "none".
+    "coco=masked,fail-at=9|unknown-cvm|unreadable:/proc/cpuinfo|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=hyperv-vbs,fail-at=12|hyperv-vbs|cpuid:0x4000000c|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=tdx-leaf-hidden,rdrand=absent|tdx|cpuid:0x21|$NO_RDRAND|CPUID reports no RDRAND"
 )
 for row in "${failing[@]}"; do
     IFS='|' read -r spec platform signal reason cause <<<"$row"
@@ -130,6 +134,13 @@ working=(
     "sev|sev|cpuid:0x8000001f"
     "hyperv-tdx|hyperv-tdx|cpuid:0x4000000c"
     "tsm-only|unknown-cvm|configfs:tsm"
+    # What we could not see, VBS, leaf 0x21 beyond the maximum: each
+    # once read as "none".
+    "masked|unknown-cvm|unreadable:/proc/cpuinfo"
+    "tsm-unreadable|unknown-cvm|unreadable:/sys/kernel/config/tsm/report"
+    "unmounted|unknown-cvm|unmounted:/proc"
+    "hyperv-vbs|hyperv-vbs|cpuid:0x4000000c"
+    "tdx-leaf-hidden|tdx|cpuid:0x21"
 )
 for row in "${working[@]}"; do
     IFS='|' read -r sim platform signal <<<"$row"
@@ -178,8 +189,9 @@ run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
 check "fail-at=14, 512 bits: fails the check" \
     values_are 0 0 "$SEED_FAILED"
 
-# --- coco = require on guests with no CoCo signal ---
-for spec in "" coco=none; do
+# --- coco = require on guests with no CoCo signal (leaf 0x21, read on
+# every CPU, answers an Intel or AMD VM and bare metal with no TDX) ---
+for spec in "" coco=none coco=intel-vm coco=epyc-host coco=hv-bit-clear; do
     t="require, RDRAND_SIM=\"$spec\""
     sim_coco sim-coco.cnf fail-closed auto 256 "$spec"
     run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \

@@ -3,7 +3,11 @@
  * What each kind of guest shows an unprivileged process: CPUID leaves and
  * the kernel's files.  Entries describe the guest, never the verdict we
  * expect from it; tests/unit/test_coco_detect.c holds the verdicts.
- * Whatever an entry leaves out is answered by the base sim (a KVM guest).
+ * Whatever an entry leaves out is answered by the base sim (a KVM guest on
+ * an AMD host), except a CPUID leaf beyond the maximum that leaf 0 or
+ * 0x80000000 states: that one is answered as real CPUs do, with zeros on
+ * AMD and with the highest basic leaf's answer on Intel.  A leaf an entry
+ * lists answers even beyond the maximum, as the TDX module answers 0x21.
  */
 #include "sim.h"
 
@@ -32,6 +36,9 @@
 #define HV_PARAVISOR UINT32_C(1)
 
 #define ANY_SUBLEAF (-1L)
+/* The base sim's maxima (tests/sim/hw_sim.c). */
+#define BASE_MAX_BASIC UINT32_C(0x16)
+#define BASE_MAX_EXT UINT32_C(0x80000008)
 #define SEV_STATUS_MSR 0xC0010131u
 #define MSR_PATH "/dev/cpu/0/msr"
 #define CPUINFO_PATH "/proc/cpuinfo"
@@ -46,10 +53,12 @@ struct sim_coco_platform {
     const char *name;
     const struct sim_leaf *leaves;
     size_t nleaves;
-    const char *const *paths; /* present, NULL-terminated; may be NULL */
-    const char *cpuinfo;      /* NULL: the base sim's */
-    int masked;   /* a container: /sys, /dev, /proc/cpuinfo unreadable */
-    int have_msr; /* SEV_STATUS readable (CAP_SYS_RAWIO) */
+    const char *const *paths;      /* present, NULL-terminated; may be NULL */
+    const char *const *unreadable; /* stat fails with EACCES; may be NULL */
+    const char *cpuinfo;           /* NULL: the base sim's */
+    int masked;    /* a container: /sys, /dev, /proc/cpuinfo unreadable */
+    int unmounted; /* a chroot: no /sys, no /proc (ENOENT), no guest nodes */
+    int have_msr;  /* SEV_STATUS readable (CAP_SYS_RAWIO) */
     uint64_t sev_status;
 };
 
@@ -95,8 +104,9 @@ static const struct sim_leaf tdx_leaves[] = {
     {0x00000021, 0, {0, TDX}},
 };
 
-/* Leaf 0x21 answers, but leaf 0 (0x16 in the base sim) stops before it. */
+/* Leaf 0x21 answers (the TDX module), but leaf 0 stops before it. */
 static const struct sim_leaf tdx_hidden_leaves[] = {
+    {0x00000000, ANY_SUBLEAF, {0x20, INTEL}},
     {0x00000021, 0, {0, TDX}},
 };
 
@@ -110,9 +120,28 @@ static const struct sim_leaf hyperv_snp_leaves[] = {
     {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 2, 0, 0}},
 };
 
+/*
+ * Leaf 0x1F (V2 extended topology) as an Intel CPU answers it: what an
+ * Intel CPU returns for any basic leaf beyond 0x1F, such as 0x21.
+ */
+#define INTEL_1F                                                               \
+    {                                                                          \
+        0x0000001F, ANY_SUBLEAF,                                               \
+        {                                                                      \
+            1, 2, 0x100, 0x2A                                                  \
+        }                                                                      \
+    }
+
+/* An ordinary KVM guest on an Intel host. */
+static const struct sim_leaf intel_vm_leaves[] = {
+    {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
+    INTEL_1F,
+};
+
 /* Under a paravisor leaf 0x21 is not passed to the guest. */
 static const struct sim_leaf hyperv_tdx_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
+    INTEL_1F,
     {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 3, 0, 0}},
@@ -121,6 +150,7 @@ static const struct sim_leaf hyperv_tdx_leaves[] = {
 /* Virtualization-based security: isolation enforced by the host itself. */
 static const struct sim_leaf hyperv_vbs_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
+    INTEL_1F,
     {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {0, 1, 0, 0}},
@@ -128,6 +158,7 @@ static const struct sim_leaf hyperv_vbs_leaves[] = {
 
 static const struct sim_leaf hyperv_vm_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
+    INTEL_1F,
     {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, 0, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {0, 0, 0, 0}},
@@ -136,6 +167,7 @@ static const struct sim_leaf hyperv_vm_leaves[] = {
 /* Isolated, but the maximum stops short of the leaf naming the kind. */
 static const struct sim_leaf hyperv_short_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
+    INTEL_1F,
     {0x40000000, ANY_SUBLEAF, {0x4000000A, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 2, 0, 0}},
@@ -165,6 +197,12 @@ static const char *const tdx_paths[] = {
 
 static const char *const tsm_paths[] = {
     "/sys/kernel/config/tsm/report",
+    NULL,
+};
+
+/* configfs behind an LSM rule: stat answers EACCES. */
+static const char *const configfs_paths[] = {
+    "/sys/kernel/config",
     NULL,
 };
 
@@ -229,6 +267,16 @@ static const char sev_cpuinfo[] =
     "bugs\t\t: sysret_ss_attrs null_seg spectre_v1 spectre_v2\n"
     "\n";
 
+/* Bare metal: the host's own capabilities, and no "hypervisor". */
+static const char epyc_host_cpuinfo[] =
+    "processor\t: 0\n"
+    "vendor_id\t: AuthenticAMD\n"
+    "cpu family\t: 25\n"
+    "flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca "
+    "cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx rdrand lahf_lm "
+    "svm sme sev sev_es sev_snp\n"
+    "\n";
+
 /* Near misses only: wrong key, longer words, a later processor. */
 static const char lookalike_cpuinfo[] =
     "processor\t: 0\n"
@@ -262,7 +310,9 @@ static const struct sim_coco_platform sim_coco_platforms[] = {
      .sev_status = 0x7},
     {.name = "sev-snp-masked", LEAVES(sev_snp_leaves), .masked = 1},
     {.name = "sev-leaf-hidden", LEAVES(sev_hidden_leaves)},
-    {.name = "epyc-host", LEAVES(epyc_host_leaves), .cpuinfo = sev_cpuinfo},
+    {.name = "epyc-host",
+     LEAVES(epyc_host_leaves),
+     .cpuinfo = epyc_host_cpuinfo},
     {.name = "tdx",
      LEAVES(tdx_leaves),
      .paths = tdx_paths,
@@ -270,6 +320,7 @@ static const struct sim_coco_platform sim_coco_platforms[] = {
     {.name = "tdx-masked", LEAVES(tdx_leaves), .masked = 1},
     {.name = "tdx-leaf-hidden", LEAVES(tdx_hidden_leaves)},
     {.name = "tdx-lookalike", .cpuinfo = lookalike_cpuinfo},
+    {.name = "intel-vm", LEAVES(intel_vm_leaves)},
     {.name = "hyperv-snp", LEAVES(hyperv_snp_leaves)},
     {.name = "hyperv-tdx", LEAVES(hyperv_tdx_leaves)},
     {.name = "hyperv-vbs", LEAVES(hyperv_vbs_leaves)},
@@ -277,7 +328,9 @@ static const struct sim_coco_platform sim_coco_platforms[] = {
     {.name = "hyperv-short-max", LEAVES(hyperv_short_leaves)},
     {.name = "hv-bit-clear", LEAVES(hv_bit_clear_leaves)},
     {.name = "tsm-only", .paths = tsm_paths},
+    {.name = "tsm-unreadable", .unreadable = configfs_paths},
     {.name = "masked", .masked = 1},
+    {.name = "unmounted", .unmounted = 1},
     {.name = "conflict-tdx-sev", LEAVES(tdx_leaves), .paths = sev_guest_paths},
 };
 
@@ -285,8 +338,9 @@ static const struct sim_coco_platform sim_coco_platforms[] = {
 static const char sim_coco_names[] =
     "none, sev, sev-es, sev-es-msr, sev-snp, sev-snp-msr, sev-snp-masked, "
     "sev-leaf-hidden, epyc-host, tdx, tdx-masked, tdx-leaf-hidden, "
-    "tdx-lookalike, hyperv-snp, hyperv-tdx, hyperv-vbs, hyperv-vm, "
-    "hyperv-short-max, hv-bit-clear, tsm-only, masked, conflict-tdx-sev";
+    "tdx-lookalike, intel-vm, hyperv-snp, hyperv-tdx, hyperv-vbs, hyperv-vm, "
+    "hyperv-short-max, hv-bit-clear, tsm-only, tsm-unreadable, masked, "
+    "unmounted, conflict-tdx-sev";
 
 /* Set only by rdrand_sim_coco_select, while tests are single-threaded. */
 static const struct sim_coco_platform *sim_coco_selected =
@@ -312,8 +366,7 @@ const char *rdrand_sim_coco_names(void)
     return sim_coco_names;
 }
 
-int rdrand_sim_coco_cpuid(uint32_t leaf, uint32_t subleaf,
-                          struct rdrand_cpuid *out)
+static const struct sim_leaf *sim_coco_leaf(uint32_t leaf, uint32_t subleaf)
 {
     const struct sim_coco_platform *p = sim_coco_selected;
 
@@ -321,10 +374,36 @@ int rdrand_sim_coco_cpuid(uint32_t leaf, uint32_t subleaf,
         const struct sim_leaf *l = &p->leaves[i];
 
         if (l->leaf == leaf
-            && (l->subleaf == ANY_SUBLEAF || (uint32_t)l->subleaf == subleaf)) {
-            *out = l->r;
-            return 1;
-        }
+            && (l->subleaf == ANY_SUBLEAF || (uint32_t)l->subleaf == subleaf))
+            return l;
+    }
+    return NULL;
+}
+
+int rdrand_sim_coco_cpuid(uint32_t leaf, uint32_t subleaf,
+                          struct rdrand_cpuid *out)
+{
+    const struct sim_leaf *l = sim_coco_leaf(leaf, subleaf);
+    const struct sim_leaf *l0 = sim_coco_leaf(0, 0);
+    const struct sim_leaf *e0 = sim_coco_leaf(0x80000000, 0);
+    uint32_t max_basic = l0 != NULL ? l0->r.eax : BASE_MAX_BASIC;
+    uint32_t max_ext = e0 != NULL ? e0->r.eax : BASE_MAX_EXT;
+    const struct rdrand_cpuid intel = {0, INTEL};
+    int is_intel = l0 != NULL && l0->r.ebx == intel.ebx
+                   && l0->r.ecx == intel.ecx && l0->r.edx == intel.edx;
+
+    if (l != NULL) {
+        *out = l->r;
+        return 1;
+    }
+    if ((leaf < 0x40000000 && leaf > max_basic)
+        || (leaf >= 0x80000000 && leaf < 0xC0000000 && leaf > max_ext)) {
+        const struct sim_leaf *top = sim_coco_leaf(max_basic, subleaf);
+
+        memset(out, 0, sizeof(*out)); /* AMD */
+        if (is_intel && top != NULL)
+            *out = top->r;
+        return 1;
     }
     return 0;
 }
@@ -337,15 +416,41 @@ static int sim_coco_under(const char *path, const char *dir)
     return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* The kernel's view that every platform shows unless it hides it. */
+static const char *const sim_coco_base_paths[] = {
+    "/sys/devices/platform",
+    "/sys/devices/system/cpu",
+    "/proc/cpuinfo",
+    NULL,
+};
+
+static int sim_coco_listed(const char *path, const char *const *list)
+{
+    for (size_t i = 0; list != NULL && list[i] != NULL; i++) {
+        if (sim_coco_under(path, list[i]))
+            return 1;
+    }
+    return 0;
+}
+
 int rdrand_sim_coco_path_exists(const char *path)
 {
     const struct sim_coco_platform *p = sim_coco_selected;
 
     if (p->masked
-        && (sim_coco_under(path, "/sys") || sim_coco_under(path, "/dev")))
+        && (sim_coco_under(path, "/sys") || sim_coco_under(path, "/dev")
+            || sim_coco_under(path, CPUINFO_PATH)))
         return -1;
-    for (size_t i = 0; p->paths != NULL && p->paths[i] != NULL; i++) {
-        if (sim_coco_under(path, p->paths[i]))
+    if (p->unmounted
+        && (sim_coco_under(path, "/sys") || sim_coco_under(path, "/proc")))
+        return 0;
+    if (sim_coco_listed(path, p->unreadable))
+        return -1;
+    if (sim_coco_listed(path, p->paths))
+        return 1;
+    /* Those paths and the directories above them, nothing below. */
+    for (size_t i = 0; sim_coco_base_paths[i] != NULL; i++) {
+        if (sim_coco_under(sim_coco_base_paths[i], path))
             return 1;
     }
     return -2;
@@ -370,7 +475,7 @@ ssize_t rdrand_sim_coco_read_file(const char *path, void *buf, size_t len,
     const struct sim_coco_platform *p = sim_coco_selected;
 
     if (strcmp(path, CPUINFO_PATH) == 0) {
-        if (p->masked)
+        if (p->masked || p->unmounted)
             return -1;
         if (p->cpuinfo == NULL)
             return -2;

@@ -68,7 +68,8 @@ static void fake_reset(size_t chunk)
 
 static int fake_leaf_announced(uint32_t leaf)
 {
-    if (leaf == 0 || leaf == 0x80000000)
+    /* 0x21 is read whatever the maximum, as the kernel does. */
+    if (leaf == 0 || leaf == 0x80000000 || leaf == 0x21)
         return 1;
     if (leaf < 0x40000000)
         return fake.seen_leaf0 && leaf <= fake.max_basic;
@@ -213,6 +214,8 @@ enum {
     S_HV_MAX_LOW = 1u << 17,   /* hv0.eax 0x40000004 */
     S_HV_MAX_HIGH = 1u << 18,  /* hv0.eax 0x40010000 */
     S_HV_MAX_SHORT = 1u << 19, /* hv0.eax 0x4000000A: 0x4000000C unread */
+    S_NO_PROC = 1u << 20,      /* /proc/cpuinfo does not exist */
+    S_NO_SYS = 1u << 21,       /* /sys/devices does not exist */
 };
 
 #define HV_NONE (-1)
@@ -241,7 +244,15 @@ static void build_inputs(unsigned s, int hv_type, int64_t msr,
                          struct rdrand_coco_inputs *in)
 {
     memset(in, 0, sizeof(*in));
-    kernel_file(&in->cpuinfo_tdx_guest, s, S_TDX_FLAG);
+    /* /proc/cpuinfo read whole, or unreadable, or not there at all. */
+    in->cpuinfo =
+        (s & S_MASKED) ? RDRAND_SIGNAL_UNKNOWN : RDRAND_SIGNAL_PRESENT;
+    if (s & S_NO_PROC)
+        in->cpuinfo = RDRAND_SIGNAL_ABSENT;
+    in->cpuinfo_tdx_guest = (s & S_TDX_FLAG) != 0;
+    in->sysfs = (s & S_MASKED) ? RDRAND_SIGNAL_UNKNOWN : RDRAND_SIGNAL_PRESENT;
+    if (s & S_NO_SYS)
+        in->sysfs = RDRAND_SIGNAL_ABSENT;
     kernel_file(&in->dev_tdx_guest, s, S_DEV_TDX);
     kernel_file(&in->sysfs_sev_guest, s, S_SYSFS_SEV);
     kernel_file(&in->dev_sev_guest, s, S_DEV_SEV);
@@ -306,12 +317,15 @@ static void build_inputs(unsigned s, int hv_type, int64_t msr,
 #define COCO_TDX RDRAND_COCO_TDX
 #define COCO_HV_SNP RDRAND_COCO_HYPERV_SNP
 #define COCO_HV_TDX RDRAND_COCO_HYPERV_TDX
+#define COCO_HV_VBS RDRAND_COCO_HYPERV_VBS
 #define COCO_UNKNOWN RDRAND_COCO_UNKNOWN_CVM
 
 #define CONFLICT "conflict:tdx+sev"
 #define HV_LEAF "cpuid:0x4000000c"
 #define SEV_LEAF "cpuid:0x8000001f"
 #define MSR "msr:sev_status"
+#define CPUINFO_UNREADABLE "unreadable:/proc/cpuinfo"
+#define TSM_UNREADABLE "unreadable:/sys/kernel/config/tsm/report"
 
 static const struct detect_case detect_cases[] = {
     /* Nothing positive. */
@@ -319,8 +333,21 @@ static const struct detect_case detect_cases[] = {
     {"no-cpuid", S_NO_CPUID, HV_NONE, MSR_NONE, COCO_NONE, "none"},
     {"no-cpuid-stale-leaves", S_NO_CPUID | S_CPUID_TDX | S_CPUID_SEV, HV_NONE,
      MSR_NONE, COCO_NONE, "none"},
-    {"masked", S_MASKED, HV_NONE, MSR_NONE, COCO_NONE, "none:masked"},
     {"msr-zero", 0, HV_NONE, 0, COCO_NONE, "none"},
+    {"bare-metal", S_NO_HV_BIT, HV_NONE, MSR_NONE, COCO_NONE, "none"},
+    /* What we could not see: unknown-cvm, naming the first such input. */
+    {"masked", S_MASKED, HV_NONE, MSR_NONE, COCO_UNKNOWN, CPUINFO_UNREADABLE},
+    {"masked-msr-zero", S_MASKED, HV_NONE, 0, COCO_UNKNOWN, CPUINFO_UNREADABLE},
+    {"no-proc", S_NO_PROC, HV_NONE, MSR_NONE, COCO_UNKNOWN, "unmounted:/proc"},
+    {"no-sys", S_NO_SYS, HV_NONE, MSR_NONE, COCO_UNKNOWN, "unmounted:/sys"},
+    {"no-proc-no-sys", S_NO_PROC | S_NO_SYS, HV_NONE, MSR_NONE, COCO_UNKNOWN,
+     "unmounted:/proc"},
+    {"masked-no-proc", S_MASKED | S_NO_PROC, HV_NONE, MSR_NONE, COCO_UNKNOWN,
+     "unmounted:/proc"},
+    {"no-sys-tdx-cpuid", S_NO_SYS | S_CPUID_TDX, HV_NONE, MSR_NONE, COCO_TDX,
+     "cpuid:0x21"},
+    {"no-proc-tsm", S_NO_PROC | S_TSM, HV_NONE, MSR_NONE, COCO_UNKNOWN,
+     "configfs:tsm"},
     /* TDX. */
     {"tdx-flag", S_TDX_FLAG, HV_NONE, MSR_NONE, COCO_TDX, "cpuinfo:tdx_guest"},
     {"tdx-dev", S_DEV_TDX, HV_NONE, MSR_NONE, COCO_TDX, "dev:tdx_guest"},
@@ -332,7 +359,7 @@ static const struct detect_case detect_cases[] = {
     {"tdx-cpuid-no-hv-bit", S_CPUID_TDX | S_NO_HV_BIT, HV_NONE, MSR_NONE,
      COCO_TDX, "cpuid:0x21"},
     {"tdx-leaf-beyond-max", S_CPUID_TDX | S_LOW_BASIC, HV_NONE, MSR_NONE,
-     COCO_NONE, "none"},
+     COCO_TDX, "cpuid:0x21"},
     {"tdx-sig-wrong-order", S_CPUID_TDX | S_TDX_BAD_SIG, HV_NONE, MSR_NONE,
      COCO_NONE, "none"},
     {"tdx-cpuid-msr-zero", S_CPUID_TDX, HV_NONE, 0, COCO_TDX, "cpuid:0x21"},
@@ -372,7 +399,11 @@ static const struct detect_case detect_cases[] = {
     /* Hyper-V. */
     {"hyperv-snp", 0, 2, MSR_NONE, COCO_HV_SNP, HV_LEAF},
     {"hyperv-tdx", 0, 3, MSR_NONE, COCO_HV_TDX, HV_LEAF},
-    {"hyperv-vbs", 0, 1, MSR_NONE, COCO_NONE, "none"},
+    {"hyperv-vbs", 0, 1, MSR_NONE, COCO_HV_VBS, HV_LEAF},
+    {"hyperv-vbs-masked", S_MASKED, 1, MSR_NONE, COCO_HV_VBS, HV_LEAF},
+    {"hyperv-vbs-tsm", S_TSM, 1, MSR_NONE, COCO_HV_VBS, HV_LEAF},
+    {"hyperv-vbs-sev-cpuid", S_CPUID_SEV, 1, MSR_NONE, COCO_SEV, SEV_LEAF},
+    {"hyperv-vbs-no-hv-bit", S_NO_HV_BIT, 1, MSR_NONE, COCO_NONE, "none"},
     {"hyperv-type-none", 0, 0, MSR_NONE, COCO_NONE, "none"},
     {"hyperv-type-unknown", 0, 5, MSR_NONE, COCO_UNKNOWN, HV_LEAF},
     {"hyperv-type-15", 0, 15, MSR_NONE, COCO_UNKNOWN, HV_LEAF},
@@ -431,8 +462,10 @@ static void test_detect_case(void **state)
 
 /*
  * Every combination of inputs against the rule itself, computed here
- * independently: no positive input gives "none", any positive input
- * gives a CoCo platform of its family, both families give a conflict.
+ * independently: a positive input gives a CoCo platform of its family,
+ * both families give a conflict, an input we could not see gives
+ * unknown-cvm when nothing names a platform, and only when no input is
+ * positive and every input was seen is the verdict "none".
  */
 static void test_detect_sweep(void **state)
 {
@@ -443,10 +476,10 @@ static void test_detect_sweep(void **state)
     unsigned long checked = 0;
 
     (void)state;
-    for (unsigned k = 0; k < 729; k++) {
-        int f[6];
+    for (unsigned k = 0; k < 2187; k++) {
+        int f[7];
 
-        for (unsigned i = 0, v = k; i < 6; i++, v /= 3)
+        for (unsigned i = 0, v = k; i < 7; i++, v /= 3)
             f[i] = tri[v % 3];
         for (unsigned cpu = 0; cpu < 8; cpu++) {
             for (size_t h = 0; h < ARRAY_SIZE(hv_types); h++) {
@@ -454,7 +487,7 @@ static void test_detect_sweep(void **state)
                     unsigned s = 0;
                     struct rdrand_coco_inputs in;
                     struct rdrand_coco_result out = {COCO_NONE, NULL};
-                    int tdx, sev, any;
+                    int tdx, sev, vbs, any, unseen, hv = !(cpu & 4);
 
                     if (cpu & 1)
                         s |= S_CPUID_TDX;
@@ -463,24 +496,32 @@ static void test_detect_sweep(void **state)
                     if (cpu & 4)
                         s |= S_NO_HV_BIT;
                     build_inputs(s, hv_types[h], msrs[m], &in);
-                    in.cpuinfo_tdx_guest = f[0];
+                    /* cpuinfo: read whole, with tdx_guest, unreadable. */
+                    in.cpuinfo = f[0] == RDRAND_SIGNAL_UNKNOWN
+                                     ? RDRAND_SIGNAL_UNKNOWN
+                                     : RDRAND_SIGNAL_PRESENT;
+                    in.cpuinfo_tdx_guest = f[0] == RDRAND_SIGNAL_PRESENT;
                     in.dev_tdx_guest = f[1];
                     in.sysfs_sev_guest = f[2];
                     in.dev_sev_guest = f[3];
                     in.sysfs_cpu_sev = f[4];
                     in.configfs_tsm = f[5];
+                    in.sysfs = f[6];
                     rdrand_coco_detect(&in, &out);
 
                     tdx = f[0] == RDRAND_SIGNAL_PRESENT
                           || f[1] == RDRAND_SIGNAL_PRESENT || (cpu & 1)
-                          || (!(cpu & 4) && hv_types[h] == 3);
+                          || (hv && hv_types[h] == 3);
                     sev = f[2] == RDRAND_SIGNAL_PRESENT
                           || f[3] == RDRAND_SIGNAL_PRESENT
-                          || f[4] == RDRAND_SIGNAL_PRESENT
-                          || ((cpu & 2) && !(cpu & 4))
-                          || (!(cpu & 4) && hv_types[h] == 2) || msrs[m] > 0;
+                          || f[4] == RDRAND_SIGNAL_PRESENT || ((cpu & 2) && hv)
+                          || (hv && hv_types[h] == 2) || msrs[m] > 0;
+                    vbs = hv && hv_types[h] == 1;
                     any = f[5] == RDRAND_SIGNAL_PRESENT
-                          || (!(cpu & 4) && hv_types[h] == 5);
+                          || (hv && hv_types[h] == 5);
+                    unseen = f[6] != RDRAND_SIGNAL_PRESENT;
+                    for (int i = 0; i < 6; i++)
+                        unseen |= f[i] == RDRAND_SIGNAL_UNKNOWN;
 
                     assert_non_null(out.signal);
                     if (tdx && sev) {
@@ -494,25 +535,72 @@ static void test_detect_sweep(void **state)
                                     || out.platform == COCO_SEV_ES
                                     || out.platform == COCO_SNP
                                     || out.platform == COCO_HV_SNP);
+                    } else if (vbs) {
+                        assert_int_equal(out.platform, COCO_HV_VBS);
                     } else if (any) {
                         assert_int_equal(out.platform, COCO_UNKNOWN);
+                    } else if (unseen) {
+                        assert_int_equal(out.platform, COCO_UNKNOWN);
+                        assert_true(strncmp(out.signal, "un", 2) == 0);
                     } else {
                         assert_int_equal(out.platform, COCO_NONE);
-                        assert_true(strncmp(out.signal, "none", 4) == 0);
+                        assert_string_equal(out.signal, "none");
                     }
                     checked++;
                 }
             }
         }
     }
-    assert_int_equal(checked, 729UL * 8 * 6 * 6);
+    assert_int_equal(checked, 2187UL * 8 * 6 * 6);
+}
+
+/* Each kernel input alone unreadable: unknown-cvm, naming that input. */
+static void test_detect_unreadable_each(void **state)
+{
+    struct rdrand_coco_inputs in;
+    struct rdrand_coco_result out;
+    static const struct {
+        size_t field;
+        const char *signal;
+    } rows[] = {
+        {offsetof(struct rdrand_coco_inputs, cpuinfo), CPUINFO_UNREADABLE},
+        {offsetof(struct rdrand_coco_inputs, sysfs), "unreadable:/sys/devices"},
+        {offsetof(struct rdrand_coco_inputs, dev_tdx_guest),
+         "unreadable:/dev/tdx_guest"},
+        {offsetof(struct rdrand_coco_inputs, sysfs_sev_guest),
+         "unreadable:/sys/devices/platform/sev-guest"},
+        {offsetof(struct rdrand_coco_inputs, dev_sev_guest),
+         "unreadable:/dev/sev-guest"},
+        {offsetof(struct rdrand_coco_inputs, sysfs_cpu_sev),
+         "unreadable:/sys/devices/system/cpu/sev"},
+        {offsetof(struct rdrand_coco_inputs, configfs_tsm), TSM_UNREADABLE},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+        build_inputs(0, HV_NONE, MSR_NONE, &in);
+        *(int *)((char *)&in + rows[i].field) = RDRAND_SIGNAL_UNKNOWN;
+        rdrand_coco_detect(&in, &out);
+        assert_int_equal(out.platform, COCO_UNKNOWN);
+        assert_string_equal(out.signal, rows[i].signal);
+        /* Any specific vote still names its platform. */
+        build_inputs(S_CPUID_SEV, HV_NONE, MSR_NONE, &in);
+        *(int *)((char *)&in + rows[i].field) = RDRAND_SIGNAL_UNKNOWN;
+        rdrand_coco_detect(&in, &out);
+        assert_int_equal(out.platform, COCO_SEV);
+    }
+    /* The MSR is the exception: unreadable on every unprivileged run. */
+    build_inputs(0, HV_NONE, MSR_NONE, &in);
+    assert_int_equal(in.have_sev_status, 0);
+    rdrand_coco_detect(&in, &out);
+    assert_int_equal(out.platform, COCO_NONE);
 }
 
 static void test_platform_names(void **state)
 {
     static const char *const want[] = {
-        "none", "sev",        "sev-es",     "sev-snp",
-        "tdx",  "hyperv-snp", "hyperv-tdx", "unknown-cvm",
+        "none",       "sev",        "sev-es",     "sev-snp",     "tdx",
+        "hyperv-snp", "hyperv-tdx", "hyperv-vbs", "unknown-cvm",
     };
 
     (void)state;
@@ -547,16 +635,19 @@ static const struct sim_case sim_cases[] = {
     {"epyc-host", COCO_NONE, "none"},
     {"tdx", COCO_TDX, "cpuinfo:tdx_guest"},
     {"tdx-masked", COCO_TDX, "cpuid:0x21"},
-    {"tdx-leaf-hidden", COCO_NONE, "none"},
+    {"tdx-leaf-hidden", COCO_TDX, "cpuid:0x21"},
     {"tdx-lookalike", COCO_NONE, "none"},
+    {"intel-vm", COCO_NONE, "none"},
     {"hyperv-snp", COCO_HV_SNP, HV_LEAF},
     {"hyperv-tdx", COCO_HV_TDX, HV_LEAF},
-    {"hyperv-vbs", COCO_NONE, "none"},
+    {"hyperv-vbs", COCO_HV_VBS, HV_LEAF},
     {"hyperv-vm", COCO_NONE, "none"},
     {"hyperv-short-max", COCO_UNKNOWN, "cpuid:0x40000003"},
     {"hv-bit-clear", COCO_NONE, "none"},
     {"tsm-only", COCO_UNKNOWN, "configfs:tsm"},
-    {"masked", COCO_NONE, "none:masked"},
+    {"tsm-unreadable", COCO_UNKNOWN, TSM_UNREADABLE},
+    {"masked", COCO_UNKNOWN, CPUINFO_UNREADABLE},
+    {"unmounted", COCO_UNKNOWN, "unmounted:/proc"},
     {"conflict-tdx-sev", COCO_UNKNOWN, CONFLICT},
 };
 
@@ -657,7 +748,8 @@ static void test_gather_no_cpuid(void **state)
     rdrand_coco_gather(&in);
     assert_int_equal(in.have_cpuid, 0);
     assert_int_equal(in.leaf0.eax, 0);
-    assert_int_equal(in.cpuinfo_tdx_guest, RDRAND_SIGNAL_PRESENT);
+    assert_int_equal(in.cpuinfo, RDRAND_SIGNAL_PRESENT);
+    assert_int_equal(in.cpuinfo_tdx_guest, 1);
     rdrand_coco_detect(&in, &out);
     assert_int_equal(out.platform, COCO_TDX);
     assert_string_equal(out.signal, "cpuinfo:tdx_guest");
@@ -678,7 +770,9 @@ static void test_gather_msr(void **state)
     assert_int_equal(in.configfs_tsm, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.sysfs_cpu_sev, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.dev_tdx_guest, RDRAND_SIGNAL_ABSENT);
-    assert_int_equal(in.cpuinfo_tdx_guest, RDRAND_SIGNAL_ABSENT);
+    assert_int_equal(in.cpuinfo, RDRAND_SIGNAL_PRESENT);
+    assert_int_equal(in.cpuinfo_tdx_guest, 0);
+    assert_int_equal(in.sysfs, RDRAND_SIGNAL_PRESENT);
 
     /* A short read is no reading at all. */
     fake_reset(0);
@@ -693,20 +787,90 @@ static void test_gather_msr(void **state)
     assert_int_equal(in.have_sev_status, 0);
 }
 
+/* gather on a sim platform whose kernel inputs all read as state. */
+static void gather_all_kernel_inputs(const char *platform, int state)
+{
+    struct rdrand_coco_inputs in;
+
+    fake_reset(0);
+    assert_true(rdrand_sim_coco_select(platform));
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.cpuinfo, state);
+    assert_int_equal(in.cpuinfo_tdx_guest, 0);
+    assert_int_equal(in.sysfs, state);
+    assert_int_equal(in.sysfs_sev_guest, state);
+    assert_int_equal(in.dev_sev_guest, state);
+    assert_int_equal(in.dev_tdx_guest, state);
+    assert_int_equal(in.configfs_tsm, state);
+    assert_int_equal(in.sysfs_cpu_sev, state);
+    assert_int_equal(in.have_sev_status, 0);
+}
+
 static void test_gather_masked(void **state)
+{
+    (void)state;
+    gather_all_kernel_inputs("masked", RDRAND_SIGNAL_UNKNOWN);
+}
+
+/* A chroot without /proc or /sys: ENOENT everywhere, no file readable. */
+static void test_gather_unmounted(void **state)
 {
     struct rdrand_coco_inputs in;
 
     (void)state;
+    gather_all_kernel_inputs("unmounted", RDRAND_SIGNAL_ABSENT);
+
+    /* One unreadable directory: only what lies below it. */
     fake_reset(0);
-    assert_true(rdrand_sim_coco_select("masked"));
+    assert_true(rdrand_sim_coco_select("tsm-unreadable"));
     rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo_tdx_guest, RDRAND_SIGNAL_UNKNOWN);
-    assert_int_equal(in.sysfs_sev_guest, RDRAND_SIGNAL_UNKNOWN);
-    assert_int_equal(in.dev_sev_guest, RDRAND_SIGNAL_UNKNOWN);
-    assert_int_equal(in.dev_tdx_guest, RDRAND_SIGNAL_UNKNOWN);
+    assert_int_equal(in.cpuinfo, RDRAND_SIGNAL_PRESENT);
+    assert_int_equal(in.sysfs, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.configfs_tsm, RDRAND_SIGNAL_UNKNOWN);
-    assert_int_equal(in.sysfs_cpu_sev, RDRAND_SIGNAL_UNKNOWN);
+    assert_int_equal(in.sysfs_sev_guest, RDRAND_SIGNAL_ABSENT);
+}
+
+/*
+ * Leaf 0x21 is read on every CPU; beyond the maximum the sim answers as
+ * real CPUs do, and neither answer is taken for TDX.
+ */
+static void test_sim_leaf_beyond_max(void **state)
+{
+    struct rdrand_cpuid r, top;
+    struct rdrand_coco_inputs in;
+    struct rdrand_coco_result out;
+
+    (void)state;
+    /* Intel: the highest basic leaf's answer. */
+    assert_true(rdrand_sim_coco_select("intel-vm"));
+    assert_true(rdrand_sim_coco_cpuid(0x21, 0, &r));
+    assert_true(rdrand_sim_coco_cpuid(0x1F, 0, &top));
+    assert_int_not_equal(top.eax | top.ebx | top.ecx | top.edx, 0);
+    assert_memory_equal(&r, &top, sizeof(r));
+    assert_true(rdrand_sim_coco_cpuid(0x80000021, 0, &r));
+    assert_memory_equal(&r, &top, sizeof(r));
+    fake_reset(0);
+    rdrand_coco_gather(&in);
+    assert_memory_equal(&in.leaf21, &top, sizeof(top));
+    rdrand_coco_detect(&in, &out);
+    assert_int_equal(out.platform, COCO_NONE);
+    /* AMD: zeros. */
+    assert_true(rdrand_sim_coco_select("sev"));
+    memset(&r, 0xA5, sizeof(r));
+    assert_true(rdrand_sim_coco_cpuid(0x21, 0, &r));
+    assert_int_equal(r.eax | r.ebx | r.ecx | r.edx, 0);
+    /* A listed leaf answers beyond the maximum (the TDX module). */
+    assert_true(rdrand_sim_coco_select("tdx-leaf-hidden"));
+    assert_true(rdrand_sim_coco_cpuid(0, 0, &r));
+    assert_true(r.eax < 0x21);
+    fake_reset(0);
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.leaf0.eax, 0x20);
+    assert_int_equal(in.leaf21.ebx, R4('I', 'n', 't', 'e'));
+    /* Within the maximum nothing changes: not the sim's concern. */
+    assert_true(rdrand_sim_coco_select("intel-vm"));
+    assert_false(rdrand_sim_coco_cpuid(0x1E, 0, &r));
+    assert_false(rdrand_sim_coco_cpuid(0x40000000, 0, &r));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -736,6 +900,10 @@ static const struct cpuinfo_case cpuinfo_cases[] = {
     {"absent", "processor\t: 0\nflags\t\t: fpu rdrand hypervisor\n", ABSENT},
     {"absent-no-newline", "flags\t\t: fpu rdrand", ABSENT},
     {"longer-word", "flags\t\t: tdx_guestx\n", ABSENT},
+    {"long-word-ending-in-it", "flags\t\t: averyveryverylongtdx_guest\n",
+     ABSENT},
+    {"after-a-long-word", "flags\t\t: averyveryverylongword tdx_guest\n",
+     PRESENT},
     {"prefixed-word", "flags\t\t: xtdx_guest\n", ABSENT},
     {"shorter-word", "flags\t\t: tdx_gues\n", ABSENT},
     {"empty-flags", "flags\t\t:\n", ABSENT},
@@ -760,10 +928,27 @@ static void run_cpuinfo(const char *text, size_t len, size_t chunk,
     fake.cpuinfo_fail_after = fail_after;
     assert_true(rdrand_sim_coco_select("none"));
     rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo_tdx_guest, want);
     assert_true(fake.cpuinfo_reach <= CPUINFO_LIMIT);
     rdrand_coco_detect(&in, &out);
-    assert_int_equal(out.platform, want == PRESENT ? COCO_TDX : COCO_NONE);
+    if (want == PRESENT) {
+        /* The word was seen, whether or not the line was read whole. */
+        assert_int_equal(in.cpuinfo_tdx_guest, 1);
+        assert_int_equal(out.platform, COCO_TDX);
+        assert_string_equal(out.signal, "cpuinfo:tdx_guest");
+        return;
+    }
+    assert_int_equal(in.cpuinfo_tdx_guest, 0);
+    if (want == ABSENT) {
+        /* Read whole, and the word is not on the line. */
+        assert_int_equal(in.cpuinfo, PRESENT);
+        assert_int_equal(out.platform, COCO_NONE);
+        assert_string_equal(out.signal, "none");
+    } else {
+        /* Not read whole: what we could not see is no "no". */
+        assert_int_equal(in.cpuinfo, UNKNOWN);
+        assert_int_equal(out.platform, COCO_UNKNOWN);
+        assert_string_equal(out.signal, CPUINFO_UNREADABLE);
+    }
 }
 
 static void test_cpuinfo_case(void **state)
@@ -786,7 +971,10 @@ static void test_cpuinfo_unreadable(void **state)
     fake_reset(0);
     assert_true(rdrand_sim_coco_select("masked"));
     rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo_tdx_guest, UNKNOWN);
+    assert_int_equal(in.cpuinfo, UNKNOWN);
+    assert_true(rdrand_sim_coco_select("unmounted"));
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.cpuinfo, ABSENT);
     /* Failing before the flags line: unknown, not absent. */
     run_cpuinfo(text, strlen(text), 4, 1, UNKNOWN);
     /* Failing inside the word: it might have gone on, "tdx_guestx". */
@@ -843,12 +1031,15 @@ static void test_cpuinfo_limit(void **state)
 
 static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_detect_sweep),
+    cmocka_unit_test(test_detect_unreadable_each),
     cmocka_unit_test(test_platform_names),
     cmocka_unit_test(test_sim_names),
     cmocka_unit_test(test_sim_select_unknown),
     cmocka_unit_test(test_gather_no_cpuid),
     cmocka_unit_test(test_gather_msr),
     cmocka_unit_test(test_gather_masked),
+    cmocka_unit_test(test_gather_unmounted),
+    cmocka_unit_test(test_sim_leaf_beyond_max),
     cmocka_unit_test(test_cpuinfo_unreadable),
     cmocka_unit_test(test_cpuinfo_limit),
 };

@@ -39,6 +39,12 @@ static const struct {
     {"hyperv-snp", "hyperv-snp"},
     {"hyperv-tdx", "hyperv-tdx"},
     {"tsm-only", "unknown-cvm"},
+    /* Detection round two: each of these once read as "none". */
+    {"hyperv-vbs", "hyperv-vbs"},
+    {"tdx-leaf-hidden", "tdx"},
+    {"masked", "unknown-cvm"},
+    {"tsm-unreadable", "unknown-cvm"},
+    {"unmounted", "unknown-cvm"},
 };
 #define NGUESTS (sizeof(guests) / sizeof(guests[0]))
 
