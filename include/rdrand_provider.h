@@ -40,7 +40,10 @@
 #define RDRAND_PARAM_RDRAND_AVAILABLE "rdrand-available"
 
 /* Confidential computing (docs/coco.md). */
-/* UTF8: none, sev, sev-es, sev-snp, tdx, hyperv-snp, hyperv-tdx, unknown-cvm */
+/*
+ * UTF8: none, sev, sev-es, sev-snp, tdx, hyperv-snp, hyperv-tdx, hyperv-vbs,
+ * unknown-cvm
+ */
 #define RDRAND_PARAM_COCO_PLATFORM "coco-platform"
 /* UTF8: the input that decided coco-platform, e.g. "cpuinfo:tdx_guest". */
 #define RDRAND_PARAM_COCO_SIGNAL "coco-signal"
