@@ -124,33 +124,27 @@ static const struct sim_leaf hyperv_snp_leaves[] = {
  * Leaf 0x1F (V2 extended topology) as an Intel CPU answers it: what an
  * Intel CPU returns for any basic leaf beyond 0x1F, such as 0x21.
  */
-#define INTEL_1F                                                               \
-    {                                                                          \
-        0x0000001F, ANY_SUBLEAF,                                               \
-        {                                                                      \
-            1, 2, 0x100, 0x2A                                                  \
-        }                                                                      \
-    }
+#define INTEL_1F_ANSWER 1, 2, 0x100, 0x2A
 
 /* An ordinary KVM guest on an Intel host. */
 static const struct sim_leaf intel_vm_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
-    INTEL_1F,
+    {0x0000001F, ANY_SUBLEAF, {INTEL_1F_ANSWER}},
 };
 
 /* Under a paravisor leaf 0x21 is not passed to the guest. */
 static const struct sim_leaf hyperv_tdx_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
-    INTEL_1F,
+    {0x0000001F, ANY_SUBLEAF, {INTEL_1F_ANSWER}},
     {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 3, 0, 0}},
 };
 
-/* Virtualization-based security: isolation enforced by the host itself. */
+/* Virtualization-based security: isolation by the hypervisor, not the CPU. */
 static const struct sim_leaf hyperv_vbs_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
-    INTEL_1F,
+    {0x0000001F, ANY_SUBLEAF, {INTEL_1F_ANSWER}},
     {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {0, 1, 0, 0}},
@@ -158,7 +152,7 @@ static const struct sim_leaf hyperv_vbs_leaves[] = {
 
 static const struct sim_leaf hyperv_vm_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
-    INTEL_1F,
+    {0x0000001F, ANY_SUBLEAF, {INTEL_1F_ANSWER}},
     {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, 0, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {0, 0, 0, 0}},
@@ -167,7 +161,7 @@ static const struct sim_leaf hyperv_vm_leaves[] = {
 /* Isolated, but the maximum stops short of the leaf naming the kind. */
 static const struct sim_leaf hyperv_short_leaves[] = {
     {0x00000000, ANY_SUBLEAF, {0x1F, INTEL}},
-    INTEL_1F,
+    {0x0000001F, ANY_SUBLEAF, {INTEL_1F_ANSWER}},
     {0x40000000, ANY_SUBLEAF, {0x4000000A, MSHV}},
     {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION, 0, 0}},
     {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 2, 0, 0}},
