@@ -53,6 +53,13 @@ cases=(
 )
 for row in "${cases[@]}"; do
     IFS='|' read -r setup drop signal <<<"$row"
+    # A sanitizer runtime reads its options and threads from /proc and
+    # dies without it; the uninstrumented build runs this row.
+    if [ "$setup" = "mount -t tmpfs none /proc" ] \
+        && ldd "$STAT" | grep -qE 'lib(a|t|ub)san'; then
+        echo "not run here (sanitizer build, needs /proc): $setup"
+        continue
+    fi
     if [ -n "$drop" ]; then masked "$setup" drop; else masked "$setup"; fi
     check "$setup${drop:+ (no DAC override)}: rdrand-stat exits 0" exited_ok
     check "$setup${drop:+ (no DAC override)}: unknown-cvm, $signal, \
