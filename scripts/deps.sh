@@ -4,7 +4,9 @@
 # Usage: scripts/deps.sh [extra-package...]
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libssl-dev libcmocka-dev openssl "$@")
+# scdoc: the man pages are generated from docs/man/*.scd at build time.
+packages=(cmake make gcc pkg-config libssl-dev libcmocka-dev openssl scdoc
+    "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' \
