@@ -8,7 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/deps.sh shellcheck clang-format valgrind binutils
+# Packaging tests (tests/check_install.sh): dpkg-shlibdeps and file for
+# cpack's Depends, lintian, and man-page linting (groff, mandoc, man).
+scripts/deps.sh shellcheck clang-format valgrind binutils \
+    dpkg-dev file lintian mandoc groff-base man-db
 
 jobs=$(nproc)
 long=${RDRAND_TEST_LONG:-1}

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck disable=SC2317 # the helpers below are called through check
+# Install and package the build for real, as an operator would.
+#   check_install.sh destdir        cmake --install into throwaway roots: the
+#                                   exact file list, --prefix, man pages lint
+#   check_install.sh system         root: cmake --install onto this machine,
+#                                   openssl finds rdrand.so on its own, then
+#                                   the documented uninstall leaves nothing
+#   check_install.sh system-rdrand  root + RDRAND: as system, and the
+#                                   installed example config (module =
+#                                   rdrand.so, no path) seeds from RDRAND,
+#                                   proved by the installed tool's counters
+#   check_install.sh deb            root: cpack -G DEB, dpkg-deb, lintian,
+#                                   dpkg -i, the installed tool against the
+#                                   installed module, dpkg -r leaves nothing
+#   check_install.sh deb-rdrand     root + RDRAND: the .deb seeds from RDRAND
+# What the system modes install is removed on every exit (trap), and they
+# refuse to start over an existing installation, which they would delete.
+# Exit 77 (ctest: skipped) without root, or without RDRAND for *-rdrand.
+set -uo pipefail
+: "${RDRAND_BUILD_DIR:?}" "${RDRAND_SOURCE_DIR:?}" "${OPENSSL_BIN:?}"
+: "${RDRAND_MODULESDIR:?}" "${RDRAND_VERSION:?}" "${RDRAND_TOOLS:?}"
+mode=${1:?usage: check_install.sh destdir|system|system-rdrand|deb|deb-rdrand}
+build=$RDRAND_BUILD_DIR
+pkg=rdrand-provider
+read -ra tools <<<"$RDRAND_TOOLS"
+tool=${tools[0]} # the operator's tool (rdrand-stat until rdrand-check)
+work=$(mktemp -d)
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+# shellcheck source=tests/checks.sh
+. "$(dirname "$0")/checks.sh"
+check_failed() { sed 's/^/  | /' "$work/out" 2>/dev/null; }
+# out CMD...: run, output kept for check_failed, status returned
+out() { "$@" >"$work/out" 2>&1; }
+
+# The files an installation must hold, relative to /, for PREFIX (no
+# leading slash), the module directory aside; stated independently of
+# the CMake rules (conf/ files loading the simulated CPU are not shipped).
+expected_files() {
+    local p=$1 doc=$1/share/doc/$pkg f t
+    echo "${RDRAND_MODULESDIR#/}/rdrand.so"
+    echo "$p/include/rdrand_provider.h"
+    echo "$p/share/man/man7/rdrand-provider.7.gz"
+    for t in "${tools[@]}"; do
+        echo "$p/bin/$t"
+        echo "$p/share/man/man1/$t.1.gz"
+    done
+    for f in "$RDRAND_SOURCE_DIR"/conf/*.cnf "$RDRAND_SOURCE_DIR"/conf/*.service \
+        "$RDRAND_SOURCE_DIR"/conf/*.timer; do
+        [ -e "$f" ] || continue
+        case ${f##*/} in *sim*) continue ;; esac
+        echo "$doc/examples/${f##*/}"
+    done
+    for f in README.md "$RDRAND_SOURCE_DIR"/docs/*.md; do
+        echo "$doc/${f##*/}"
+    done
+    echo "$doc/copyright"
+    echo "$doc/changelog.gz"
+}
+not_in_module() { ! strings "$2" | grep -q "$1"; }
+files_under() { (cd "$1" && find . -type f -printf '%P\n' | sort); }
+same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
+    diff "$1" "$2" >"$work/out" 2>&1
+}
+
+# --- man pages: render without a warning --------------------------------
+man_clean() { # man_clean PAGE.gz
+    local page=$1 raw=$work/page
+    zcat "$page" >"$raw" || return 1
+    groff -man -ww -z "$raw" >"$work/out" 2>&1 && [ ! -s "$work/out" ] &&
+        mandoc -T lint -W error "$raw" >"$work/out" 2>&1 &&
+        MANWIDTH=80 man -l "$raw" 2>"$work/out" | grep -q '^NAME' &&
+        [ ! -s "$work/out" ]
+}
+
+if [ "$mode" = destdir ]; then
+    root=$work/usr-root
+    DESTDIR=$root cmake --install "$build" --prefix /usr >/dev/null
+    expected_files usr | sort >"$work/expected"
+    files_under "$root" >"$work/actual"
+    check "DESTDIR, --prefix /usr: exactly the expected files" \
+        same_list "$work/expected" "$work/actual"
+    check "rdrand.so installed 0644, as Debian's modules" \
+        test "$(stat -c %a "$root$RDRAND_MODULESDIR/rdrand.so")" = 644
+    check "the installed rdrand.so carries no simulation" \
+        not_in_module RDRAND_SIM "$root$RDRAND_MODULESDIR/rdrand.so"
+    for t in "${tools[@]}"; do
+        check "$t installed executable" test -x "$root/usr/bin/$t"
+    done
+    for page in "$root"/usr/share/man/man*/*.gz; do
+        check "man page ${page##*/} renders without warnings" man_clean "$page"
+    done
+
+    # --prefix moves everything but the module, which stays where
+    # libcrypto looks (under DESTDIR).
+    root=$work/opt-root
+    DESTDIR=$root cmake --install "$build" --prefix /opt/rdrand >/dev/null
+    expected_files opt/rdrand | sort >"$work/expected"
+    files_under "$root" >"$work/actual"
+    check "DESTDIR, --prefix /opt/rdrand: the module in modulesdir, the rest under the prefix" \
+        same_list "$work/expected" "$work/actual"
+    finish
+fi
+
+# ---- the modes below change this machine ---------------------------------
+if [ "$(id -u)" -ne 0 ]; then
+    echo "SKIP: $mode installs onto this machine and needs root"
+    exit 77
+fi
+unset OPENSSL_MODULES # the point: libcrypto finds rdrand.so by itself
+case $mode in
+*-rdrand)
+    # The build's own module and tool say whether CPUID has RDRAND.
+    if [ "$(OPENSSL_MODULES=$build OPENSSL_CONF=/dev/null \
+        "$build/$tool" -l rdrand-available)" != 1 ]; then
+        echo "SKIP: CPUID reports no RDRAND on this machine"
+        exit 77
+    fi
+    ;;
+esac
+
+# Everything an installation may touch, files and directories, to compare
+# before and after; the trap puts the machine back to the first snapshot.
+snapshot() { # snapshot PREFIX
+    find "$1"/bin "$1"/include "$1"/share/man "$1"/share/doc \
+        "$RDRAND_MODULESDIR" -printf '%y %p\n' 2>/dev/null | sort
+}
+# remove_new PREFIX: delete what is in the current snapshot and not in the
+# first, deepest first; directories only if empty.
+remove_new() {
+    local kind path
+    snapshot "$1" | comm -13 "$work/before" - | sort -k2 -r |
+        while read -r kind path; do
+            if [ "$kind" = d ]; then rmdir "$path"; else rm -f "$path"; fi
+        done
+}
+# dpkg_wait ARGS...: dpkg, waiting up to 5 minutes while another package
+# operation (apt on a shared machine) holds dpkg's lock.
+dpkg_wait() {
+    local _
+    for _ in $(seq 60); do
+        dpkg "$@" >"$work/out" 2>&1 && return 0
+        grep -q 'lock' "$work/out" || return 1
+        sleep 5
+    done
+    return 1
+}
+all_present() { while read -r f; do test -f "$f" || return 1; done <"$1"; }
+not_installed() { # unknown to dpkg, or known as "not-installed"
+    local status
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
+    [ -z "$status" ] || [ "${status##* }" = not-installed ]
+}
+# The installed tool (in $bin), as an operator runs it, proves where the
+# seeds of its own process came from (rdrand-stat's interface).
+tool_params() { # tool_params CONF [PARAM...]
+    local conf=$1
+    shift
+    OPENSSL_CONF=$conf "$bin/$tool" "$@" >"$work/out" 2>&1
+}
+param_line() { sed -n "$1p" "$work/out"; }
+lists_rdrand_active() {
+    OPENSSL_CONF=/dev/null "$OPENSSL_BIN" list -providers -provider rdrand \
+        >"$work/out" 2>&1 &&
+        grep -A3 -x '  rdrand' "$work/out" | grep -qx '    status: active'
+}
+# seeds_from_rdrand CONF: openssl rand works with CONF, and in the installed
+# tool's process the seed requests went to rdrand.so, none failing.
+seeds_from_rdrand() {
+    local conf=$1
+    check "$conf says module = rdrand.so, no path" \
+        grep -qx 'module = rdrand.so' "$conf"
+    check "openssl rand -hex 32 with it" \
+        out env OPENSSL_CONF="$conf" "$OPENSSL_BIN" rand -hex 32
+    check "openssl list -random-generators shows RDRAND @ rdrand" \
+        out env OPENSSL_CONF="$conf" "$OPENSSL_BIN" list -random-generators
+    check "  ... and RDRAND @ rdrand is listed" grep -q 'RDRAND @ rdrand$' \
+        "$work/out"
+    check "installed $tool: draws with it" \
+        tool_params "$conf" -n 32 -r seed-requests rdrand-failures
+    check "installed $tool: seed-requests >= 2 (seeded by rdrand.so)" \
+        test "$(param_line 1)" -ge 2
+    check "installed $tool: rdrand-failures = 0" test "$(param_line 2)" = 0
+}
+
+case $mode in
+system | system-rdrand)
+    prefix=${RDRAND_INSTALL_PREFIX:?}
+    bin=$prefix/bin
+    expected_files "${prefix#/}" | sed 's|^|/|' | sort >"$work/expected"
+    while read -r f; do
+        if [ -e "$f" ]; then
+            echo "$f already exists: not installing over it (and deleting it)"
+            exit 1
+        fi
+    done <"$work/expected"
+    snapshot "$prefix" >"$work/before"
+    trap 'remove_new "$prefix"; cleanup' EXIT
+    check "cmake --install $build (prefix $prefix)" \
+        out cmake --install "$build"
+    check "installed where expected" all_present "$work/expected"
+    check "libcrypto's modulesdir is where rdrand.so went" \
+        grep -qF "MODULESDIR: \"$RDRAND_MODULESDIR\"" \
+        <("$OPENSSL_BIN" version -m)
+    check "openssl list -providers -provider rdrand, no OPENSSL_MODULES" \
+        lists_rdrand_active
+    check "man finds rdrand-provider(7)" out man -w 7 rdrand-provider
+    check "installed $tool reads the installed module's version" \
+        tool_params /dev/null -l version
+    check "  ... which is $RDRAND_VERSION" test "$(param_line 1)" = \
+        "$RDRAND_VERSION"
+    if [ "$mode" = system-rdrand ]; then
+        seeds_from_rdrand "$prefix/share/doc/$pkg/examples/rdrand.cnf"
+    fi
+    # The documented uninstall (README "Install").
+    xargs -d '\n' rm -f <"$build/install_manifest.txt"
+    rm -r "$prefix/share/doc/$pkg"
+    check "documented uninstall leaves no file behind" \
+        same_list <(grep '^f' "$work/before") <(snapshot "$prefix" | grep '^f')
+    remove_new "$prefix"
+    check "and, with the empty directories gone, nothing at all" \
+        same_list "$work/before" <(snapshot "$prefix")
+    ;;
+deb | deb-rdrand)
+    bin=/usr/bin
+    if ! not_installed; then
+        echo "package $pkg is installed: not replacing (and removing) it"
+        exit 1
+    fi
+    snapshot /usr >"$work/before"
+    trap 'not_installed || dpkg_wait -r "$pkg"; cleanup' EXIT
+    deb=$work/${pkg}_${RDRAND_VERSION}_amd64.deb
+    check "cpack -G DEB" out cpack -G DEB --config "$build/CPackConfig.cmake" \
+        -B "$work"
+    field() { dpkg-deb -f "$deb" "$1"; }
+    check "Package: $pkg" test "$(field Package)" = "$pkg"
+    check "Version: $RDRAND_VERSION (project())" \
+        test "$(field Version)" = "$RDRAND_VERSION"
+    check "Architecture: amd64" test "$(field Architecture)" = amd64
+    check "Depends (shlibdeps): libc6" grep -qw libc6 <(field Depends)
+    check "Depends (shlibdeps): libssl3" grep -qw libssl3 <(field Depends)
+    check "Maintainer, Section and a long Description" \
+        test -n "$(field Maintainer)" -a "$(field Section)" = libs -a \
+        "$(field Description | wc -l)" -gt 3
+    check "dpkg-deb --info" out dpkg-deb --info "$deb"
+    expected_files usr | sort >"$work/expected"
+    dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {sub("^./", "", $6); print $6}' |
+        sort >"$work/actual"
+    check "dpkg-deb --contents: exactly the expected files" \
+        same_list "$work/expected" "$work/actual"
+    # Info tags (hardening flags, issue 9) are not failures; E: and W: are.
+    lintian_clean() {
+        lintian "$deb" >"$work/out" 2>&1
+        ! grep -E '^[EW]: ' "$work/out"
+    }
+    check "lintian: no error, no warning" lintian_clean
+    check "dpkg -i" dpkg_wait -i "$deb"
+    check "dpkg -L: rdrand.so in libcrypto's modulesdir" \
+        grep -qx "$RDRAND_MODULESDIR/rdrand.so" <(dpkg -L "$pkg")
+    check "openssl list -providers -provider rdrand, no OPENSSL_MODULES" \
+        lists_rdrand_active
+    check "installed $tool reads the installed module's version" \
+        tool_params /dev/null -l version
+    check "  ... which is $RDRAND_VERSION" test "$(param_line 1)" = \
+        "$RDRAND_VERSION"
+    if [ "$mode" = deb-rdrand ]; then
+        seeds_from_rdrand "/usr/share/doc/$pkg/examples/rdrand.cnf"
+    fi
+    check "dpkg -r" dpkg_wait -r "$pkg"
+    check "dpkg: $pkg is no longer installed" not_installed
+    check "nothing left behind (files and directories as before)" \
+        same_list "$work/before" <(snapshot /usr)
+    ;;
+*)
+    echo "unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
+finish
