@@ -185,6 +185,25 @@ seeds_from_rdrand() {
         test "$(param_line 1)" -ge 2
     check "installed $tool: rdrand-failures = 0" test "$(param_line 2)" = 0
 }
+# installed_works PREFIX: the installed module, tool, man page and example.
+installed_works() {
+    local prefix=$1
+    check "openssl list -providers -provider rdrand, no OPENSSL_MODULES" \
+        lists_rdrand_active
+    check "man finds rdrand-provider(7)" out man -w 7 rdrand-provider
+    check "installed $tool reads the installed module's version" \
+        tool_params /dev/null -l version
+    check "  ... which is $RDRAND_VERSION" test "$(param_line 1)" = \
+        "$RDRAND_VERSION"
+    case $mode in
+    *-rdrand) seeds_from_rdrand "$prefix/share/doc/$pkg/examples/rdrand.cnf" ;;
+    esac
+}
+# Info tags (hardening flags, issue 9) are not failures; E: and W: are.
+lintian_clean() {
+    lintian "$1" >"$work/out" 2>&1
+    ! grep -E '^[EW]: ' "$work/out"
+}
 
 case $mode in
 system | system-rdrand)
@@ -205,16 +224,7 @@ system | system-rdrand)
     check "libcrypto's modulesdir is where rdrand.so went" \
         grep -qF "MODULESDIR: \"$RDRAND_MODULESDIR\"" \
         <("$OPENSSL_BIN" version -m)
-    check "openssl list -providers -provider rdrand, no OPENSSL_MODULES" \
-        lists_rdrand_active
-    check "man finds rdrand-provider(7)" out man -w 7 rdrand-provider
-    check "installed $tool reads the installed module's version" \
-        tool_params /dev/null -l version
-    check "  ... which is $RDRAND_VERSION" test "$(param_line 1)" = \
-        "$RDRAND_VERSION"
-    if [ "$mode" = system-rdrand ]; then
-        seeds_from_rdrand "$prefix/share/doc/$pkg/examples/rdrand.cnf"
-    fi
+    installed_works "$prefix"
     # The documented uninstall (README "Install").
     xargs -d '\n' rm -f <"$build/install_manifest.txt"
     rm -r "$prefix/share/doc/$pkg"
@@ -251,24 +261,11 @@ deb | deb-rdrand)
         sort >"$work/actual"
     check "dpkg-deb --contents: exactly the expected files" \
         same_list "$work/expected" "$work/actual"
-    # Info tags (hardening flags, issue 9) are not failures; E: and W: are.
-    lintian_clean() {
-        lintian "$deb" >"$work/out" 2>&1
-        ! grep -E '^[EW]: ' "$work/out"
-    }
-    check "lintian: no error, no warning" lintian_clean
+    check "lintian: no error, no warning" lintian_clean "$deb"
     check "dpkg -i" dpkg_wait -i "$deb"
     check "dpkg -L: rdrand.so in libcrypto's modulesdir" \
         grep -qx "$RDRAND_MODULESDIR/rdrand.so" <(dpkg -L "$pkg")
-    check "openssl list -providers -provider rdrand, no OPENSSL_MODULES" \
-        lists_rdrand_active
-    check "installed $tool reads the installed module's version" \
-        tool_params /dev/null -l version
-    check "  ... which is $RDRAND_VERSION" test "$(param_line 1)" = \
-        "$RDRAND_VERSION"
-    if [ "$mode" = deb-rdrand ]; then
-        seeds_from_rdrand "/usr/share/doc/$pkg/examples/rdrand.cnf"
-    fi
+    installed_works /usr
     check "dpkg -r" dpkg_wait -r "$pkg"
     check "dpkg: $pkg is no longer installed" not_installed
     check "nothing left behind (files and directories as before)" \
