@@ -60,6 +60,7 @@ expected_files() {
     echo "$doc/copyright"
     echo "$doc/changelog.gz"
 }
+scdoc_clean() { scdoc <"$1" >"$work/src-page" && roff_clean "$work/src-page"; }
 not_in_module() { ! strings "$2" | grep -q "$1"; }
 files_under() { (cd "$1" && find . -type f -printf '%P\n' | sort); }
 same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
@@ -68,8 +69,10 @@ same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
 
 # --- man pages: render without a warning --------------------------------
 man_clean() { # man_clean PAGE.gz
-    local page=$1 raw=$work/page
-    zcat "$page" >"$raw" || return 1
+    zcat "$1" >"$work/page" && roff_clean "$work/page"
+}
+roff_clean() { # roff_clean PAGE: groff, mandoc and man -l say nothing
+    local raw=$1
     groff -man -ww -z "$raw" >"$work/out" 2>&1 && [ ! -s "$work/out" ] &&
         mandoc -T lint -W error "$raw" >"$work/out" 2>&1 &&
         MANWIDTH=80 man -l "$raw" 2>"$work/out" | grep -q '^NAME' &&
@@ -92,6 +95,14 @@ if [ "$mode" = destdir ]; then
     done
     for page in "$root"/usr/share/man/man*/*.gz; do
         check "man page ${page##*/} renders without warnings" man_clean "$page"
+    done
+    # Pages of programs not built (yet) are checked from their source.
+    for src in "$RDRAND_SOURCE_DIR"/docs/man/*.scd; do
+        page=${src##*/}
+        page=${page%.scd}
+        [ -e "$root/usr/share/man/man${page##*.}/$page.gz" ] && continue
+        check "man page source $page.scd builds and renders without warnings" \
+            scdoc_clean "$src"
     done
 
     # --prefix moves everything but the module, which stays where
