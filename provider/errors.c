@@ -53,6 +53,12 @@ static const OSSL_ITEM rdrand_reasons[] = {
      "requested security strength exceeds the 256 bits RDRAND is credited "
      "with"},
     {RDRAND_R_INTERNAL, "internal error"},
+    {RDRAND_R_SHORT_CYCLE,
+     "RDRAND returned a word equal to one of the last 32 words drawn "
+     "(short-cycle test): the CPU's random number generator is not usable"},
+    {RDRAND_R_STUCK_BIT,
+     "RDRAND returned a bit position stuck at one value for 57 words "
+     "(stuck-bit test): the CPU's random number generator is not usable"},
     {0, NULL}};
 
 const OSSL_ITEM *rdrand_reason_strings(void)
