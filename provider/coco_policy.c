@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "coco_policy.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
@@ -13,27 +14,42 @@
 #include "errors.h"
 #include "source.h"
 
+/*
+ * The verdict of the check at load is the process's, not one provider
+ * instance's: once it has failed, every later load of this module in the
+ * process (another OSSL_PROVIDER_load, another library context) fails the
+ * same way, without drawing again, as the kernel does not retry either.
+ * The module stays mapped (-z nodelete), so this outlives an unload.
+ * There is no way to reset it: a test that needs several verdicts forks.
+ */
+static _Atomic int rdrand_coco_failed_reason;
+
 int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
                            size_t scratch_len)
 {
     size_t len = prov->config.coco_seed_bits / 8;
-    struct rdrand_health health;
-    int reason;
+    int reason = atomic_load(&rdrand_coco_failed_reason), expected = 0;
 
+    if (reason != RDRAND_R_OK)
+        return reason; /* the caller latches it with its CoCo reason */
     if (!prov->rdrand_available)
-        return RDRAND_R_NO_RDRAND;
-    if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK)
-        return reason; /* the startup self-test already failed */
-    if (len > scratch_len)
+        reason = RDRAND_R_NO_RDRAND;
+    else if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK)
+        ; /* the startup self-test already failed */
+    else if (len > scratch_len)
         return RDRAND_R_INTERNAL;
-    rdrand_health_init(&health);
-    reason = rdrand_draw(&health, scratch, len);
-    OPENSSL_cleanse(scratch, scratch_len);
-    OPENSSL_cleanse(&health, sizeof(health));
-    if (reason == RDRAND_R_OK)
-        prov->coco_seed_bits = prov->config.coco_seed_bits;
-    else
-        rdrand_source_fault(prov, reason, NULL);
+    else {
+        /* It continues the self-test's state: no fresh start. */
+        reason = rdrand_draw(rdrand_source_health(), scratch, len);
+        OPENSSL_cleanse(scratch, scratch_len);
+        if (reason == RDRAND_R_OK)
+            prov->coco_seed_bits = prov->config.coco_seed_bits;
+        else
+            rdrand_source_fault(prov, reason, NULL);
+    }
+    if (reason != RDRAND_R_OK)
+        atomic_compare_exchange_strong(&rdrand_coco_failed_reason, &expected,
+                                       reason);
     return reason;
 }
 

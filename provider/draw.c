@@ -10,36 +10,84 @@
 #include "errors.h"
 #include "hw.h"
 
+static int rdrand_draw_unchecked(unsigned char *out, size_t len,
+                                 uint64_t *executed)
+{
+    uint64_t word = 0;
+    size_t done = 0;
+
+    while (done < len) {
+        size_t n = len - done < sizeof(word) ? len - done : sizeof(word);
+
+        ++*executed;
+        if (!rdrand_hw_rdrand64(&word))
+            break;
+        memcpy(out + done, &word, n);
+        done += n;
+    }
+    OPENSSL_cleanse(&word, sizeof(word));
+    return done == len ? RDRAND_R_OK : RDRAND_R_RDRAND_FAILED;
+}
+
+/*
+ * The test state is copied into a local for the request and written back
+ * at the end: out may alias anything, so tests working through h would
+ * reload it after every copy; a local stays in registers and the tests
+ * hide behind RDRAND's latency.
+ */
+static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
+                               size_t len, uint64_t *executed)
+{
+    struct rdrand_health s = *h;
+    uint64_t word = 0;
+    unsigned int verdict = 0;
+    size_t done = 0;
+
+    while (done < len) {
+        size_t n = len - done < sizeof(word) ? len - done : sizeof(word);
+
+        if (s.apt_seen == 0) { /* the window's reference: never delivered */
+            ++*executed;
+            if (!rdrand_hw_rdrand64(&word))
+                break;
+            if ((verdict = rdrand_health_verdict(&s, word)) != 0)
+                break;
+        }
+        ++*executed;
+        if (!rdrand_hw_rdrand64(&word))
+            break;
+        if ((verdict = rdrand_health_verdict(&s, word)) != 0)
+            break;
+        memcpy(out + done, &word, n);
+        done += n;
+    }
+    *h = s;
+    OPENSSL_cleanse(&s, sizeof(s));
+    OPENSSL_cleanse(&word, sizeof(word));
+    if (verdict != 0)
+        return rdrand_health_reason(verdict);
+    return done == len ? RDRAND_R_OK : RDRAND_R_RDRAND_FAILED;
+}
+
 /*
  * One RDRAND per word and no retry.  Intel and AMD state that RDRAND on
  * working hardware does not fail; a word that comes back with CF=0 means
  * the CPU's RNG is defective, and retrying would only hide that (Linux
  * reached the same conclusion in 2024).  So the first bad word, by carry
- * flag or by health test, ends the request: no further instruction is
- * issued, everything already written is wiped, and the caller delivers
- * nothing.  A partial seed is never handed out.
+ * flag or by health test, ends the request: it is judged before it is
+ * copied out, no further instruction is issued, everything already written
+ * is wiped, and the caller delivers nothing.  A partial seed is never
+ * handed out.
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len)
 {
-    uint64_t word = 0, executed = 0;
-    size_t done = 0;
-    int reason = RDRAND_R_OK;
+    uint64_t executed = 0;
+    int reason = h != NULL ? rdrand_draw_checked(h, out, len, &executed)
+                           : rdrand_draw_unchecked(out, len, &executed);
 
-    while (done < len) {
-        executed++;
-        if (!rdrand_hw_rdrand64(&word)) {
-            rdrand_counter_add(RDRAND_CTR_RDRAND_FAILURES, 1);
-            reason = RDRAND_R_RDRAND_FAILED;
-            break;
-        }
-        if (h != NULL && (reason = rdrand_health_check_word(h, word)) != 0)
-            break;
-        size_t n = len - done < sizeof(word) ? len - done : sizeof(word);
-        memcpy(out + done, &word, n);
-        done += n;
-    }
     rdrand_counter_add(RDRAND_CTR_RDRAND_WORDS, executed);
-    OPENSSL_cleanse(&word, sizeof(word));
+    if (reason == RDRAND_R_RDRAND_FAILED)
+        rdrand_counter_add(RDRAND_CTR_RDRAND_FAILURES, 1);
     if (reason != RDRAND_R_OK)
         OPENSSL_cleanse(out, len);
     return reason;

@@ -9,8 +9,10 @@
 /*
  * Fill out[0..len) with RDRAND output: one instruction per 64-bit word,
  * no retry, each word through the continuous health tests of h (or none
- * when h is NULL).  Returns RDRAND_R_OK, or the reason for the first bad
- * word; then out is wiped and no further RDRAND was executed.
+ * when h is NULL).  Where a word would open an APT window, one more word
+ * is drawn first as the window's reference and never delivered.  Returns
+ * RDRAND_R_OK, or the reason for the first bad word; then out is wiped
+ * and no further RDRAND was executed.
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len);
 

@@ -3,37 +3,41 @@
  * Health tests on RDRAND words (SP 800-90B 4.4) and the startup self-test.
  *
  * RDRAND is the output of a DRBG, so a working unit gives uniform 64-bit
- * words (H = 64 per word, H = 8 per byte).  Each cutoff makes such a
- * source trip with probability <= 2^-40 per test window: a trip latches
- * the source, so false alarms must be vanishingly rare, while the known
- * defects are gross (constants 0, ~0, 0xFFFFFFFF; repeated values) and
- * trip on their first or second word; a stuck byte lane trips within
- * W + C - 1 = 531 words.  Rates for a clean source, exact:
+ * words (H = 64 per word, H = 8 per byte, H = 1 per bit).  Each cutoff
+ * makes such a source trip with probability <= 2^-40 per 512-word window:
+ * a trip fails the request and latches the source, so false alarms must
+ * be vanishingly rare, while the known defects are gross.  Rates for a
+ * clean source (docs/health-tests.md has the table and the catch points):
  *
- *   - word == 0, word == ~0: 2^-64 = 5.4e-20 per word each,
- *     5.4e-13 per 10^7 words each.
+ *   - word == 0, word == ~0: 2^-64 per word each.
  *   - Repetition count test, C = 1 + ceil(40 / 64) = 2 (any immediate
- *     repeat of a word fails): 2^-64 per word, 5.4e-13 per 10^7 words.
+ *     repeat of a word fails): 2^-64 per word.
+ *   - Short-cycle test: the word's keyed digest equals one of the last
+ *     K = 32 digests.  Distinct words collide in the digest with
+ *     probability 2^-64 and equal words never differ, so a clean source
+ *     trips with probability <= 2 * K * 2^-64 = 2^-58 per word, 2^-49 per
+ *     512-word window.  A cycle of period p <= K is caught at its first
+ *     repeated word, before anything of its second period is delivered.
+ *   - Stuck-bit test: a bit position that keeps its value for R = 56
+ *     repeats in a row (57 equal bits) fails.  For one bit of a uniform
+ *     source P = 2^-56 per word, so 64 * 2^-56 = 2^-50 per word, 2^-41
+ *     per 512-word window.  A stuck bit trips within 57 words.
  *   - Adaptive proportion test per byte lane, W = 512, C = 20: the count
  *     is 1 + Binomial(511, 2^-8) (the reference always counts itself), so
  *     P(count >= 20) = P(Bin(511, 2^-8) >= 19) = 4.77e-13 = 2^-40.93 per
- *     lane-window, <= 3.8e-12 per 512 words (8 lanes), <= 7.5e-8 per
- *     10^7 words (19531 windows x 8 lanes).
- *     The textbook 1 + CRITBINOM(512, 2^-8, 1 - 2^-40) gives 19, but that
- *     formula ignores that the reference matches itself: with C = 19 the
- *     real rate is P(Bin(511, 2^-8) >= 18) = 4.72e-12 = 2^-37.6 > 2^-40.
- *     C = 20 is the smallest cutoff that honours alpha <= 2^-40; a stuck
- *     lane still trips after 20 samples.
- *   - Self-test bit-change floor (see rdrand_selftest_changes_ok below):
- *     2.4e-15 per pair, 1.7e-14 = 2^-45.8 per 8-word sample.
- *   - Self-test lane variety (rdrand_selftest_lanes_vary below): a byte
- *     lane holds one value in all 8 words with probability 2^-56, so
- *     8 x 2^-56 = 2^-53 per sample.
+ *     lane-window, <= 3.8e-12 per 512 words (8 lanes).  The textbook
+ *     1 + CRITBINOM(512, 2^-8, 1 - 2^-40) = 19 ignores the self-match:
+ *     with C = 19 the real rate would be 2^-37.6.  The reference sample is
+ *     a word drawn for that purpose and never delivered (draw.c).
+ *   - Self-test (64 words, through the continuous tests above, so a bit
+ *     stuck through the sample trips the stuck-bit test by word 57; a
+ *     per-sample "every bit takes both values" rule would need >= 47
+ *     words for 2^-40): all distinct, C(64, 2) * 2^-64 = 2^-53;
+ *     neighbours differ in >= 4 bits, 63 * 2.4e-15 = 2^-42.6 per sample.
  *
  * Every test sees every word, even after another test failed on it, so the
- * state always describes the whole stream.  The first failing test in the
- * order zero, ones, repeat, APT names the reason.  A failure is meant to
- * be latched by the caller; the state is not reset here.
+ * state always describes the whole stream; the first failing test in the
+ * order zero, ones, repeat, cycle, stuck bit, APT names the reason.
  */
 #include "health.h"
 
@@ -44,7 +48,7 @@
  * A consecutive pair of self-test words must differ in at least this many
  * bits.  For uniform words the Hamming distance is Binomial(64, 1/2), so
  * P(distance <= 3) = (1 + 64 + 2016 + 41664) / 2^64 = 2.4e-15 = 2^-48.6
- * per pair; 7 pairs in an 8-word sample give 1.7e-14 = 2^-45.8.
+ * per pair; 63 pairs in a 64-word sample give 1.5e-13 = 2^-42.6.
  */
 #define RDRAND_SELFTEST_MIN_FLIPS 4
 
@@ -53,36 +57,17 @@ void rdrand_health_init(struct rdrand_health *h)
     *h = (struct rdrand_health){0};
 }
 
-#define RDRAND_BYTES(b) (0x0101010101010101u * (uint8_t)(b))
-#define RDRAND_LANES16(v) (0x0001000100010001u * (uint16_t)(v))
-
-/*
- * The APT (90B 4.4.2) on all eight byte lanes at once, as SWAR so that
- * it costs a few instructions per word rather than a loop over lanes.
- * The first word of a window holds every lane's reference sample; a lane
- * matches where its byte of word ^ reference is zero.  Returns non-zero
- * if any lane has reached the cutoff.
- */
-static int rdrand_apt(struct rdrand_health *h, uint64_t word)
+int rdrand_health_reason(unsigned int verdict)
 {
-    uint64_t diff, low7, zero, over;
+    static const int reasons[] = {
+        RDRAND_R_STUCK_ZERO,    RDRAND_R_STUCK_ONES,
+        RDRAND_R_REPEATED_WORD, RDRAND_R_SHORT_CYCLE,
+        RDRAND_R_STUCK_BIT,     RDRAND_R_ADAPTIVE_PROPORTION};
 
-    if (h->apt_seen == 0) {
-        h->apt_reference = word;
-        h->apt_even = h->apt_odd = 0;
-    }
-    diff = word ^ h->apt_reference;
-    /* Per byte: 0x01 where diff's byte is zero, else 0x00. */
-    low7 = (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
-    zero = (~(low7 | diff) & RDRAND_BYTES(0x80)) >> 7;
-    h->apt_even += zero & RDRAND_LANES16(0x00ff);
-    h->apt_odd += (zero >> 8) & RDRAND_LANES16(0x00ff);
-    if (++h->apt_seen == RDRAND_APT_WINDOW)
-        h->apt_seen = 0; /* the next word opens a new window */
-    /* A 16-bit count >= cutoff sets its lane's top bit once biased. */
-    over = (h->apt_even + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF))
-           | (h->apt_odd + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF));
-    return (over & RDRAND_LANES16(0x8000)) != 0;
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+        if (verdict & 1u << i)
+            return reasons[i];
+    return RDRAND_R_OK;
 }
 
 unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
@@ -92,23 +77,14 @@ unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
     return (unsigned int)(packed >> (16 * (lane / 2))) & 0xffff;
 }
 
+int rdrand_health_opens_window(const struct rdrand_health *h)
+{
+    return h->apt_seen == 0;
+}
+
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word)
 {
-    int repeated = h->have_last && word == h->last_word;
-    int apt_failed = rdrand_apt(h, word);
-
-    h->last_word = word;
-    h->have_last = 1;
-
-    if (word == 0)
-        return RDRAND_R_STUCK_ZERO;
-    if (word == ~(uint64_t)0)
-        return RDRAND_R_STUCK_ONES;
-    if (repeated)
-        return RDRAND_R_REPEATED_WORD;
-    if (apt_failed)
-        return RDRAND_R_ADAPTIVE_PROPORTION;
-    return RDRAND_R_OK;
+    return rdrand_health_reason(rdrand_health_verdict(h, word));
 }
 
 /* Number of set bits, without relying on compiler builtins. */
@@ -121,54 +97,65 @@ static int rdrand_popcount64(uint64_t x)
 }
 
 /*
- * The kernel's "enough changes" test in bit form.  The repetition count
- * test already rejects equal neighbours; this also rejects near-equal
- * ones (a counter, a word with one bit toggling, a mostly stuck register),
- * which the continuous tests let through.
+ * The sample rules, beyond the continuous tests: every pair of words
+ * differs (a cycle of any period up to n - 1 fails, not only up to K), and
+ * neighbours differ in at least RDRAND_SELFTEST_MIN_FLIPS bits (the
+ * kernel's "enough changes" test in bit form: a mostly stuck register
+ * fails).  A bit that keeps one value through the sample needs no rule of
+ * its own: the stuck-bit test trips on it by the sample's 57th word.
  */
-static int rdrand_selftest_changes_ok(uint64_t prev, uint64_t word)
+static int rdrand_selftest_rules(const uint64_t *words, size_t n)
 {
-    return rdrand_popcount64(prev ^ word) >= RDRAND_SELFTEST_MIN_FLIPS;
-}
-
-/*
- * Every byte lane takes at least two values across the sample.  A lane
- * stuck at one value passes the continuous tests for its first 19 words
- * (the APT needs 20), so without this a stuck lane would pass the 8-word
- * self-test and a recovery would hand out 19 more words of it.
- */
-static int rdrand_selftest_lanes_vary(const uint64_t *words, size_t n)
-{
-    uint64_t changed = 0, low7;
-
-    for (size_t i = 1; i < n; i++)
-        changed |= words[i] ^ words[0];
-    /* Some byte of changed is zero iff some lane never changed. */
-    low7 = (changed & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
-    return (~(low7 | changed) & RDRAND_BYTES(0x80)) == 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (words[i] == words[j])
+                return 0;
+        if (i > 0
+            && rdrand_popcount64(words[i - 1] ^ words[i])
+                   < RDRAND_SELFTEST_MIN_FLIPS)
+            return 0;
+    }
+    return 1;
 }
 
 /*
  * A continuous-test failure returns that test's reason; a too-short
- * sample, too few bit changes or a byte lane that never changes returns
- * RDRAND_R_SELFTEST_FAILED.
+ * sample or a broken sample rule returns RDRAND_R_SELFTEST_FAILED.
  * Words are judged in order, so the earliest bad word names the reason.
+ * The first self-test of a stream keys its digest with two of its own
+ * words, which are never delivered.
  */
+int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
+                           size_t n)
+{
+    int reason = RDRAND_R_OK;
+
+    if (words == NULL || n < RDRAND_SELFTEST_WORDS)
+        return RDRAND_R_SELFTEST_FAILED;
+    if (!h->keyed) {
+        h->key[0] = words[0] ^ words[n - 1];
+        h->key[1] = words[1] ^ words[n - 2];
+        h->keyed = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int r = rdrand_health_check_word(h, words[i]);
+
+        if (reason == RDRAND_R_OK)
+            reason = r;
+    }
+    if (reason == RDRAND_R_OK && !rdrand_selftest_rules(words, n))
+        reason = RDRAND_R_SELFTEST_FAILED;
+    h->warm = reason == RDRAND_R_OK;
+    return reason;
+}
+
 int rdrand_health_selftest_sample(const uint64_t *words, size_t n)
 {
     struct rdrand_health h;
     int reason;
 
-    if (words == NULL || n < RDRAND_SELFTEST_WORDS)
-        return RDRAND_R_SELFTEST_FAILED;
-
     rdrand_health_init(&h);
-    for (size_t i = 0; i < n; i++) {
-        if ((reason = rdrand_health_check_word(&h, words[i])) != RDRAND_R_OK)
-            return reason;
-        if (i > 0 && !rdrand_selftest_changes_ok(words[i - 1], words[i]))
-            return RDRAND_R_SELFTEST_FAILED;
-    }
-    return rdrand_selftest_lanes_vary(words, n) ? RDRAND_R_OK
-                                                : RDRAND_R_SELFTEST_FAILED;
+    reason = rdrand_health_selftest(&h, words, n);
+    rdrand_health_init(&h);
+    return reason;
 }

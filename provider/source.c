@@ -10,13 +10,34 @@
 #include "draw.h"
 #include "errors.h"
 
+/*
+ * The continuous tests must see the stream this process draws, not one
+ * context's slice of it: state kept in a RAND context, a provider
+ * instance or a library context would give a defective CPU a fresh start
+ * with every new context (an application creating one per request got
+ * a constant served indefinitely).  Shared process-wide state would need
+ * a lock or an atomic on every word, bouncing a cache line between cores
+ * on the seed path.  So the state is per thread: every context, provider
+ * instance and library context on a thread feeds the same tests, nothing
+ * resets them, and a thread's first draw runs the full self-test into its
+ * state before anything is delivered, so a new thread is no fresh start
+ * either.  Default TLS model: the module is dlopen()ed.
+ */
+static _Thread_local struct rdrand_health rdrand_thread_health;
+
+struct rdrand_health *rdrand_source_health(void)
+{
+    return &rdrand_thread_health;
+}
+
 int rdrand_source_selftest(void)
 {
     uint64_t words[RDRAND_SELFTEST_WORDS];
     int reason = rdrand_draw(NULL, (unsigned char *)words, sizeof(words));
 
     if (reason == RDRAND_R_OK)
-        reason = rdrand_health_selftest_sample(words, RDRAND_SELFTEST_WORDS);
+        reason = rdrand_health_selftest(&rdrand_thread_health, words,
+                                        RDRAND_SELFTEST_WORDS);
     OPENSSL_cleanse(words, sizeof(words));
     return reason;
 }
@@ -24,7 +45,8 @@ int rdrand_source_selftest(void)
 static int rdrand_is_health_reason(int reason)
 {
     return reason == RDRAND_R_STUCK_ZERO || reason == RDRAND_R_STUCK_ONES
-           || reason == RDRAND_R_REPEATED_WORD
+           || reason == RDRAND_R_REPEATED_WORD || reason == RDRAND_R_SHORT_CYCLE
+           || reason == RDRAND_R_STUCK_BIT
            || reason == RDRAND_R_ADAPTIVE_PROPORTION
            || reason == RDRAND_R_SELFTEST_FAILED;
 }
@@ -70,12 +92,15 @@ void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
 /*
  * Recovery policy.  Outside a confidential guest a fault is latched until
  * a later request finds the hardware healthy again: that request first
- * runs the full startup self-test and proceeds only if it passes.  Inside
+ * runs the full startup self-test and proceeds only if it passes (a
+ * thread's first request runs it too).  The test state is not reset by a
+ * fault: a failing APT window or bit run starts over (one defect, one
+ * failure), the history goes on.  Inside
  * one (coco_enforced) the first fault latches for the life of the
  * provider, as the kernel would have panicked instead.
  */
-int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
-                       unsigned char *out, size_t len, const char *request)
+int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
+                       const char *request)
 {
     uint64_t state = atomic_load(&prov->fault_state);
     int latched = RDRAND_FAULT_REASON(state);
@@ -97,10 +122,10 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
                      request, len);
         return 0;
     }
-    if (latched != RDRAND_R_OK) {
+    if (latched != RDRAND_R_OK || !rdrand_thread_health.warm) {
         reason = rdrand_source_selftest();
         /* Clear only if no fault came while the self-test ran. */
-        if (reason == RDRAND_R_OK
+        if (reason == RDRAND_R_OK && latched != RDRAND_R_OK
             && !atomic_compare_exchange_strong(&prov->fault_state, &state,
                                                state >> 32 << 32)
             && (latched = RDRAND_FAULT_REASON(state)) != RDRAND_R_OK) {
@@ -112,7 +137,7 @@ int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
         }
     }
     if (reason == RDRAND_R_OK)
-        reason = rdrand_draw(h, out, len);
+        reason = rdrand_draw(&rdrand_thread_health, out, len);
     if (reason == RDRAND_R_OK)
         return 1;
     snprintf(what, sizeof(what),

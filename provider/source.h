@@ -12,17 +12,25 @@
 #include "health.h"
 #include "prov.h"
 
-/* Draw and judge RDRAND_SELFTEST_WORDS words; RDRAND_R_OK or a reason. */
+/*
+ * Draw and judge RDRAND_SELFTEST_WORDS words (never delivered) through the
+ * calling thread's continuous-test state, which it primes and marks warm.
+ * RDRAND_R_OK or a reason.
+ */
 int rdrand_source_selftest(void);
 
+/* The calling thread's continuous-test state (see source.c). */
+struct rdrand_health *rdrand_source_health(void);
+
 /*
- * Fill out[0..len) with health-checked RDRAND output, all or nothing.
- * h is the caller's continuous-test state, serialised by the caller;
- * request names the request in error messages ("seed request").
+ * Fill out[0..len) with health-checked RDRAND output, all or nothing,
+ * through the calling thread's continuous tests (after its self-test,
+ * the first time).  request names the request in error messages
+ * ("seed request").
  * Returns 1, or 0 with out wiped and the reason on the error queue.
  */
-int rdrand_source_fill(struct rdrand_prov *prov, struct rdrand_health *h,
-                       unsigned char *out, size_t len, const char *request);
+int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
+                       const char *request);
 
 /*
  * Record a hardware fault: latch it, count it, raise it with detail what

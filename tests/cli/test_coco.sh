@@ -31,10 +31,10 @@ values_are() { # values_are V...: stdout is exactly these lines
 }
 
 # --- failing guests: the startup self-test passes and the CoCo draw
-# fails (fail-at=9), the self-test sees a stuck word, or no RDRAND ---
+# fails (fail-at=65), the self-test sees a stuck word, or no RDRAND ---
 # SPEC | PLATFORM | SIGNAL | COCO REASON | CAUSE
 failing=(
-    "coco=tdx,fail-at=9|tdx|cpuinfo:tdx_guest|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=tdx,fail-at=65|tdx|cpuinfo:tdx_guest|$SEED_FAILED|RDRAND reported failure (CF=0)"
     "coco=sev-snp,value=ffffffffffffffff|sev-snp|sysfs:sev-guest|$SEED_FAILED|RDRAND returned an all-ones word"
     "coco=tdx,rdrand=absent|tdx|cpuinfo:tdx_guest|$NO_RDRAND|CPUID reports no RDRAND"
     # Guests that detection round two no longer takes for "none".
@@ -125,7 +125,7 @@ cause: ${cause//[()]/.}.*; aborting\$"
 done
 
 # --- working guests: each loads, checks coco_seed_bits at load (after
-# the 8-word startup self-test: 8 + bits/64 RDRAND words) and seeds ---
+# the 64-word startup self-test: 64 + bits/64 RDRAND words) and seeds ---
 # SIM PLATFORM | coco-platform | coco-signal
 working=(
     "tdx|tdx|cpuinfo:tdx_guest"
@@ -154,8 +154,8 @@ for row in "${working[@]}"; do
     run "${ENV[@]}" -- "$STAT" -p $SIM status health-state coco-platform \
         coco-signal coco-seed-bits rdrand-words
     check "$t: rdrand-stat exits 0" exited_ok
-    check "$t: status 1, ok, $platform, $signal, 256 bits, 12 words" \
-        values_are 1 ok "$platform" "$signal" 256 12
+    check "$t: status 1, ok, $platform, $signal, 256 bits, 68 words" \
+        values_are 1 ok "$platform" "$signal" 256 68
     run "${ENV[@]}" -- "$STAT" -p $SIM -n 32 -r seed-requests seed-failures
     check "$t: seeds from RDRAND (seed-requests >= 2)" line_at_least 1 2
     check "$t: no seed failures" line_is 2 0
@@ -175,18 +175,18 @@ for bits in 512 4096; do
     sim_coco sim-coco.cnf fail-closed auto $bits coco=tdx
     run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits rdrand-words
     check "coco_seed_bits = $bits: status 1, $bits bits, \
-$((8 + bits / 64)) words" values_are 1 $bits $((8 + bits / 64))
+$((64 + bits / 64)) words" values_are 1 $bits $((64 + bits / 64))
     run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
     check "coco_seed_bits = $bits: openssl rand exits 0" exited_ok
 done
-# Word 14 fails: inside a 512-bit check (words 9-16), after a 256-bit one
-# (words 9-12), so the same hardware passes one and fails the other.
-sim_coco sim-coco.cnf fail-closed auto 256 coco=tdx,fail-at=14
+# Word 70 fails: inside a 512-bit check (words 65-72), after a 256-bit one
+# (words 65-68), so the same hardware passes one and fails the other.
+sim_coco sim-coco.cnf fail-closed auto 256 coco=tdx,fail-at=70
 run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
-check "fail-at=14, 256 bits: passes the check" values_are 1 256 ok
-sim_coco sim-coco.cnf fail-closed auto 512 coco=tdx,fail-at=14
+check "fail-at=70, 256 bits: passes the check" values_are 1 256 ok
+sim_coco sim-coco.cnf fail-closed auto 512 coco=tdx,fail-at=70
 run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
-check "fail-at=14, 512 bits: fails the check" \
+check "fail-at=70, 512 bits: fails the check" \
     values_are 0 0 "$SEED_FAILED"
 
 # --- coco = require on guests with no CoCo signal (leaf 0x21, read on
@@ -197,24 +197,24 @@ for spec in "" coco=none coco=intel-vm coco=epyc-host coco=hv-bit-clear; do
     run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
         coco-seed-bits rdrand-words
     check "auto, RDRAND_SIM=\"$spec\": no check (none, none, 0 bits, \
-8 words)" values_are 1 none none 0 8
+64 words)" values_are 1 none none 0 64
     sim_coco sim-coco.cnf fail-closed require 256 "$spec"
     run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
         coco-seed-bits rdrand-words
-    check "$t: checked (none, none, 256 bits, 12 words)" \
-        values_are 1 none none 256 12
+    check "$t: checked (none, none, 256 bits, 68 words)" \
+        values_are 1 none none 256 68
     run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
     check "$t: openssl rand exits 0" exited_ok
 done
-sim_coco sim-coco.cnf fail-closed require 256 coco=none,fail-at=9
+sim_coco sim-coco.cnf fail-closed require 256 coco=none,fail-at=65
 run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
-check "require, fail-at=9, fail-closed: openssl rand fails" exited_fail
-check "require, fail-at=9, fail-closed: the CoCo reason" \
+check "require, fail-at=65, fail-closed: openssl rand fails" exited_fail
+check "require, fail-at=65, fail-closed: the CoCo reason" \
     stderr_has "$SEED_FAILED"
-sim_coco sim-coco-load.cnf refuse require 256 coco=none,fail-at=9
+sim_coco sim-coco-load.cnf refuse require 256 coco=none,fail-at=65
 run "${ENV[@]}" -- "$STAT" -l -p $SIM
-check "require, fail-at=9, refuse: OSSL_PROVIDER_load fails" exited_with 3
-check "require, fail-at=9, refuse: the error says coco = require" \
+check "require, fail-at=65, refuse: OSSL_PROVIDER_load fails" exited_with 3
+check "require, fail-at=65, refuse: the error says coco = require" \
     stderr_has "platform none detected, coco = require \\(decided by none\\)"
 
 # The real module with conf/rdrand-coco.cnf: tests/cli/test_real.sh.

@@ -12,6 +12,10 @@ ONES="RDRAND returned an all-ones word: $UNUSABLE"
 ZERO="RDRAND returned an all-zero word: $UNUSABLE"
 REPEAT='RDRAND returned the same 64-bit word twice in a row'
 REPEAT="$REPEAT \(repetition count test\): $UNUSABLE"
+CYCLE="RDRAND returned a word equal to one of the last 32 words drawn"
+CYCLE="$CYCLE \(short-cycle test\): $UNUSABLE"
+STUCK_BIT="RDRAND returned a bit position stuck at one value for 57 words"
+STUCK_BIT="$STUCK_BIT \(stuck-bit test\): $UNUSABLE"
 
 # Used through check (shellcheck cannot see the indirect calls).
 # shellcheck disable=SC2317
@@ -42,21 +46,49 @@ fails_closed() {
 fails_closed "stuck ~0" value=ffffffffffffffff "$ONES"
 fails_closed "stuck 0" value=0 "$ZERO"
 
-# Eight good words (the init self-test passes), then each word twice: the
+# good_words SERIES N: N distinct, uniform-looking words (splitmix64 of
+# SERIES * 2^32 + i, in 64-bit shell arithmetic; >> is arithmetic, so the
+# shifted-in bits are masked off).
+good_words() {
+    local i z
+    for ((i = 0; i < $2; i++)); do
+        z=$((($1 << 32 | i) * 0x9e3779b97f4a7c15 + 1))
+        z=$(((z ^ ((z >> 30) & 0x3ffffffff)) * 0xbf58476d1ce4e5b9))
+        z=$(((z ^ ((z >> 27) & 0x1fffffffff)) * 0x94d049bb133111eb))
+        printf '%016x\n' $((z ^ ((z >> 31) & 0x1ffffffff)))
+    done
+}
+
+# 64 good words (the init self-test passes), then each word twice: the
 # seed request's continuous test trips on its second word.
 {
-    printf '%s\n' e220a8397b1dcdaf 6e789e6aa1b965f4 06c45d188009454f \
-        f88bb8a8724c81ec d2acd4a48d8ff5c2 2f6d7b0df5a3b1b3 \
-        a0d8c4c5f4a3e7b1 5b1f8a2c9d3e6f70
-    for w in c3a5c85c97cb3127 b492b66fbe98f273 9ae16a3b2f90404f \
-        cbf29ce484222325; do
-        printf '%s\n%s\n' "$w" "$w"
-    done
+    good_words 1 64
+    good_words 2 8 | sed p
 } >"$OUT/twice.words"
 fails_closed "each word twice" "words=$OUT/twice.words" "$REPEAT"
 
+# 64 good words, then a cycle of 5: the short-cycle test trips on the
+# first word of the second period (a 16-byte request takes 2 words).
+{
+    good_words 1 64
+    for _ in 1 2 3 4; do good_words 3 5; done
+} >"$OUT/cycle.words"
+fails_closed "cycle of 5" "words=$OUT/cycle.words" "$CYCLE"
+
+# Bit 17 stuck at 1 from word 13 on (word 12 has it 0): the init
+# self-test sees 52 stuck words and passes (the cutoff is 57 in a row);
+# the seed request's 5th word is the 57th and trips the stuck-bit test.
+{
+    good_words 1 11
+    printf '%016x\n' $((0x$(good_words 5 1) & ~(1 << 17)))
+    good_words 4 100 | while read -r w; do
+        printf '%016x\n' $((0x$w | 1 << 17))
+    done
+} >"$OUT/bit.words"
+fails_closed "bit 17 stuck at 1" "words=$OUT/bit.words" "$STUCK_BIT"
+
 # The same CPU seen by rdrand-stat with nothing drawn: the init
-# self-test passed on the eight good words.
+# self-test passed on the 64 good words.
 # shellcheck disable=SC2046
 run $(sim_env "words=$OUT/twice.words") -- "$STAT" -p rdrand-sim \
     health-state health-failures status rdrand-words
@@ -64,7 +96,7 @@ check "rdrand-stat, words file: exits 0" exited_ok
 check "rdrand-stat, words file: health-state ok" line_is 1 ok
 check "rdrand-stat, words file: health-failures 0" line_is 2 0
 check "rdrand-stat, words file: status 1" line_is 3 1
-check "rdrand-stat, words file: 8 self-test words" line_is 4 8
+check "rdrand-stat, words file: 64 self-test words" line_is 4 64
 
 # A self-test failure at load: the provider is loaded but latched, and
 # rdrand-stat shows why (the one failure so far is the init self-test).
@@ -79,7 +111,7 @@ for case in "ffffffffffffffff|$ONES" "0|$ZERO" "0123456789abcdef|$REPEAT"; do
         line_matches 1 "^$reason"
     check "rdrand-stat, value=$value: health-failures 1" line_is 2 1
     check "rdrand-stat, value=$value: status 0" line_is 3 0
-    check "rdrand-stat, value=$value: 8 words drawn" line_is 4 8
+    check "rdrand-stat, value=$value: 64 words drawn" line_is 4 64
     check "rdrand-stat, value=$value: no CF=0" line_is 5 0
     check "rdrand-stat, value=$value: warned once at load" warned_once
 done

@@ -23,11 +23,11 @@ check "sim fail-from=1: no bytes printed" stdout_lacks '[0-9a-f]{8}'
 check "sim fail-from=1: one-shot warning (warn = stderr)" \
     stderr_has '^rdrand-provider: RDRAND'
 
-# A failure inside the first seed request (after the 8-word self-test).
+# A failure inside the first seed request (after the 64-word self-test).
 # shellcheck disable=SC2046
-run $(sim_env "fail-at=9") -- "$OPENSSL_BIN" rand -hex 16
-check "sim fail-at=9: rand exits non-zero" exited_fail
-check "sim fail-at=9: our reason" stderr_has 'RDRAND reported failure'
+run $(sim_env "fail-at=65") -- "$OPENSSL_BIN" rand -hex 16
+check "sim fail-at=65: rand exits non-zero" exited_fail
+check "sim fail-at=65: our reason" stderr_has 'RDRAND reported failure'
 
 # shellcheck disable=SC2046
 run $(sim_env "rdrand=absent") -- "$OPENSSL_BIN" rand -hex 16

@@ -4,13 +4,18 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include <openssl/params.h>
 
+#include "health.h"
 #include "sim.h"
+#include "source.h"
 
 struct fake_error fake_errors[16];
 size_t fake_error_count;
@@ -98,11 +103,31 @@ int fake_provider_init(const char *sim_spec, const char *const *config,
     static int handle;
 
     sim_or_fail(sim_spec);
+    /* A new simulated CPU: this thread's health tests start over. */
+    rdrand_health_init(rdrand_source_health());
     fake_core_reset(config);
     *provctx = NULL;
     *prov_out = NULL;
     return OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
                               fake_core_dispatch(), prov_out, provctx);
+}
+
+void fake_in_child(void (*fn)(void *), void *arg)
+{
+    int status;
+    pid_t pid;
+
+    fflush(NULL);
+    assert_true((pid = fork()) >= 0);
+    if (pid == 0) {
+        setenv("CMOCKA_TEST_ABORT", "1", 1);
+        fn(arg);
+        fflush(NULL);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("the forked scenario failed (status 0x%x)", status);
 }
 
 void (*fake_dispatch_fn(const OSSL_DISPATCH *d, int id))(void)

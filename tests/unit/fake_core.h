@@ -42,6 +42,13 @@ void sim_or_fail(const char *spec);
 int fake_provider_init(const char *sim_spec, const char *const *config,
                        void **provctx, const OSSL_DISPATCH **prov_out);
 
+/*
+ * Run fn(arg) in a forked child and fail unless it returns normally: for
+ * scenarios that leave process-wide state behind (the CoCo verdict).  A
+ * failed assertion in the child aborts it (CMOCKA_TEST_ABORT).
+ */
+void fake_in_child(void (*fn)(void *), void *arg);
+
 /* Look a function up in a dispatch table (fails the test if absent). */
 void (*fake_dispatch_fn(const OSSL_DISPATCH *d, int id))(void);
 

@@ -152,11 +152,49 @@ static void test_each_word_twice(void **state)
     }
 }
 
+/* ---- short cycles ---- */
+
 /*
- * Two values alternating never repeat immediately, so only the APT sees
- * them: every lane matches its reference every second word.
+ * A cycle of period p: good words, then p distinct words repeated.  For
+ * 2 <= p <= K the first word of the second period trips the short-cycle
+ * test (1: the repetition test), whatever came before; for p = K + 1 the
+ * continuous tests cannot see it (the self-test's all-distinct rule does).
  */
-static void test_alternating_pair_trips_apt(void **state)
+static void test_short_cycles(void **state)
+{
+    static const size_t before[] = {0, 1, 37, 600};
+    uint64_t s = 4242, cycle[RDRAND_HISTORY_WORDS + 1];
+    struct rdrand_health h;
+
+    (void)state;
+    for (size_t p = 1; p <= RDRAND_HISTORY_WORDS + 1; p++) {
+        for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++) {
+            size_t i, n = before[b] + 4 * p;
+            int reason = RDRAND_R_OK;
+
+            for (size_t j = 0; j < p; j++)
+                cycle[j] = rdrand_test_splitmix(&s);
+            rdrand_health_init(&h);
+            for (i = 0; i < n; i++) {
+                uint64_t w = i < before[b] ? rdrand_test_splitmix(&s)
+                                           : cycle[(i - before[b]) % p];
+
+                if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
+                    break;
+            }
+            if (p > RDRAND_HISTORY_WORDS) {
+                assert_int_equal(reason, RDRAND_R_OK);
+                continue;
+            }
+            assert_int_equal(i, before[b] + p);
+            assert_int_equal(reason, p == 1 ? RDRAND_R_REPEATED_WORD
+                                            : RDRAND_R_SHORT_CYCLE);
+        }
+    }
+}
+
+/* Two values alternating: caught at the third word, before any APT. */
+static void test_alternating_pair_is_a_cycle(void **state)
 {
     const uint64_t a = 0x1111111111111111u, b = 0x2222222222222222u;
     struct rdrand_health h;
@@ -169,8 +207,125 @@ static void test_alternating_pair_trips_apt(void **state)
         if (reason != RDRAND_R_OK)
             break;
     }
-    assert_int_equal(reason, RDRAND_R_ADAPTIVE_PROPORTION);
-    assert_int_equal(i, 2 * (RDRAND_C - 1));
+    assert_int_equal(reason, RDRAND_R_SHORT_CYCLE);
+    assert_int_equal(i, 2);
+}
+
+/* The history holds digests of words, never a word itself. */
+static void test_history_keeps_no_word(void **state)
+{
+    uint64_t s = 808, w[RDRAND_HISTORY_WORDS];
+    struct rdrand_health h;
+
+    (void)state;
+    rdrand_health_init(&h);
+    h.key[0] = rdrand_test_splitmix(&s);
+    h.key[1] = rdrand_test_splitmix(&s);
+    for (size_t i = 0; i < RDRAND_HISTORY_WORDS; i++) {
+        w[i] = rdrand_test_splitmix(&s);
+        assert_int_equal(rdrand_health_check_word(&h, w[i]), RDRAND_R_OK);
+    }
+    for (size_t i = 0; i < RDRAND_HISTORY_WORDS; i++)
+        for (size_t j = 0; j < RDRAND_HISTORY_WORDS; j++)
+            assert_true(h.history[i] != w[j]);
+    /* The APT reference is the first word: draw.c never delivers it. */
+    assert_true(h.apt_reference == w[0]);
+}
+
+/* ---- stuck bits ---- */
+
+/*
+ * Good words, then bit `bit` stuck at `v` from word `onset` on (the word
+ * before it has the other value): the 57th stuck word trips, i.e. 56
+ * stuck words pass.  Every position, both values, three onsets.
+ */
+static void test_stuck_bit_every_position(void **state)
+{
+    static const size_t onsets[] = {1, 100, 1000};
+    uint64_t s = 6464;
+    struct rdrand_health h;
+
+    (void)state;
+    for (int bit = 0; bit < 64; bit++) {
+        for (int v = 0; v < 2; v++) {
+            for (size_t o = 0; o < 3; o++) {
+                uint64_t mask = (uint64_t)1 << bit;
+                size_t i, onset = onsets[o];
+                int reason = RDRAND_R_OK;
+
+                rdrand_health_init(&h);
+                for (i = 0; i < onset + 200; i++) {
+                    uint64_t w = rdrand_test_splitmix(&s) & ~mask;
+                    int stuck = i >= onset ? v : i == onset - 1 ? !v : -1;
+
+                    if (stuck == 1 || (stuck == -1 && (w >> (63 - bit) & 1)))
+                        w |= mask;
+                    if ((reason = rdrand_health_check_word(&h, w))
+                        != RDRAND_R_OK)
+                        break;
+                }
+                assert_int_equal(reason, RDRAND_R_STUCK_BIT);
+                assert_int_equal(i, onset + RDRAND_BIT_RUN_CUTOFF);
+            }
+        }
+    }
+}
+
+/* The top bit of every byte lane stuck at 0 (7-bit data): the same. */
+static void test_stuck_top_bit_of_every_lane(void **state)
+{
+    uint64_t s = 77;
+    struct rdrand_health h;
+    size_t i;
+    int reason = RDRAND_R_OK;
+
+    (void)state;
+    rdrand_health_init(&h);
+    /* word 0 has every top bit set, so the run starts at word 1 */
+    assert_int_equal(rdrand_health_check_word(&h, rdrand_test_splitmix(&s)
+                                                      | RDRAND_BYTES(0x80)),
+                     RDRAND_R_OK);
+    for (i = 1; i < 1000; i++) {
+        uint64_t w = rdrand_test_splitmix(&s) & ~RDRAND_BYTES(0x80);
+
+        if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
+            break;
+    }
+    assert_int_equal(reason, RDRAND_R_STUCK_BIT);
+    assert_int_equal(i, 1 + RDRAND_BIT_RUN_CUTOFF);
+}
+
+/*
+ * One defect, one failure: after a trip the failing bit run starts over,
+ * so a bit that stays stuck trips once per 56 words, not on every word.
+ */
+static void test_stuck_bit_trip_resets_run(void **state)
+{
+    uint64_t s = 13;
+    struct rdrand_health h;
+    size_t trips = 0;
+
+    (void)state;
+    rdrand_health_init(&h);
+    assert_int_equal(rdrand_health_check_word(&h, rdrand_test_splitmix(&s) | 1),
+                     RDRAND_R_OK);
+    for (size_t i = 1; i <= 10 * (RDRAND_BIT_RUN_CUTOFF + 1); i++) {
+        int reason = rdrand_health_check_word(&h, rdrand_test_splitmix(&s)
+                                                      & ~(uint64_t)1);
+
+        if (reason != RDRAND_R_OK) {
+            assert_int_equal(reason, RDRAND_R_STUCK_BIT);
+            /*
+             * The first trip at the 57th stuck word; the run restarts at
+             * the tripping word, so every 56 words after that.
+             */
+            assert_true(i >= RDRAND_BIT_RUN_CUTOFF + 1);
+            assert_int_equal(
+                (i - RDRAND_BIT_RUN_CUTOFF - 1) % RDRAND_BIT_RUN_CUTOFF, 0);
+            trips++;
+        }
+    }
+    assert_int_equal(trips, 10);
 }
 
 /* Good output, then a defect; the state must catch it at once. */
@@ -306,8 +461,10 @@ static void test_apt_window_rollover(void **state)
             match = pos == 0 || pos >= RDRAND_W - (RDRAND_C - 2);
         else if (win == 1)
             match = pos < RDRAND_C - 1;
+        else if (win == 2) /* fewer than a stuck-bit run */
+            match = pos >= 1 && pos <= 40;
         else
-            match = !(win == 2 && pos == 0);
+            match = 1;
         if (match)
             w = rdrand_test_set_lane(w, 0, v);
         if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
@@ -317,7 +474,11 @@ static void test_apt_window_rollover(void **state)
     assert_int_equal(i, w3 + RDRAND_C - 1);
 }
 
-/* The reference is the first sample, not the most frequent one. */
+/*
+ * The reference is the first sample, not the most frequent one: lane 6
+ * is 0x00 in every even word but word 0, so window 0 (reference word 0)
+ * does not trip and window 1 (reference 0x00) trips at its C-th match.
+ */
 static void test_apt_reference_is_first_sample(void **state)
 {
     uint64_t s = 2024;
@@ -330,13 +491,42 @@ static void test_apt_reference_is_first_sample(void **state)
     for (i = 0; i < 3 * RDRAND_W; i++) {
         uint64_t w = rdrand_test_avoid(&s, 6, 0x00);
 
-        if (i > 0) /* stuck from word 1 on */
+        if (i > 0 && i % 2 == 0)
             w = rdrand_test_set_lane(w, 6, 0x00);
         if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
             break;
     }
     assert_int_equal(reason, RDRAND_R_ADAPTIVE_PROPORTION);
-    assert_int_equal(i, (size_t)RDRAND_W + RDRAND_C - 1);
+    assert_int_equal(i, (size_t)RDRAND_W + 2 * (RDRAND_C - 1));
+}
+
+/*
+ * One APT trip, one failure: after a trip the window starts over (the
+ * next word is its reference), so good words after a transient pass.  On
+ * the old code every later word of the window tripped again.
+ */
+static void test_apt_trip_resets_window(void **state)
+{
+    uint64_t s = 99;
+    struct rdrand_health h;
+    size_t i;
+    int reason = RDRAND_R_OK;
+
+    (void)state;
+    rdrand_health_init(&h);
+    for (i = 0; i < RDRAND_W; i++) {
+        uint64_t w = rdrand_test_set_lane(rdrand_test_splitmix(&s), 2, 0xc3);
+
+        if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
+            break;
+    }
+    assert_int_equal(reason, RDRAND_R_ADAPTIVE_PROPORTION);
+    assert_int_equal(i, RDRAND_C - 1);
+    assert_true(rdrand_health_opens_window(&h));
+    for (i = 0; i < 3 * RDRAND_W; i++)
+        assert_int_equal(
+            rdrand_health_check_word(&h, rdrand_test_avoid(&s, 2, 0xc3)),
+            RDRAND_R_OK);
 }
 
 /* ---- start-up self-test ---- */
@@ -418,55 +608,52 @@ static void test_selftest_change_floor(void **state)
     }
 }
 
-/* Patterns the continuous tests accept but a working DRBG never makes. */
-static void test_selftest_few_changes(void **state)
+/*
+ * A cycle longer than K passes the continuous tests but not the self-test:
+ * its words must all differ.  Every period K + 1 .. 63.
+ */
+static void test_selftest_long_cycle(void **state)
 {
     const size_t n = RDRAND_SELFTEST_WORDS;
-    uint64_t counter[RDRAND_SELFTEST_WORDS], walk[RDRAND_SELFTEST_WORDS];
+    uint64_t s = 5, w[RDRAND_SELFTEST_WORDS];
     struct rdrand_health h;
     int reason;
 
     (void)state;
-    for (size_t i = 0; i < n; i++) {
-        counter[i] = 0x1234567800000000u + i;
-        walk[i] = 0x0f0f0f0f0f0f0f0fu ^ ((uint64_t)1 << (9 * i));
+    for (size_t p = RDRAND_HISTORY_WORDS + 1; p < n; p++) {
+        rdrand_test_sample(&s, w, p);
+        for (size_t i = p; i < n; i++)
+            w[i] = w[i - p];
+        rdrand_health_init(&h);
+        assert_int_equal(rdrand_test_feed(&h, w, n, &reason), n);
+        assert_int_equal(rdrand_health_selftest_sample(w, n),
+                         RDRAND_R_SELFTEST_FAILED);
     }
-    /* both pass every continuous test ... */
-    rdrand_health_init(&h);
-    assert_int_equal(rdrand_test_feed(&h, counter, n, &reason), n);
-    rdrand_health_init(&h);
-    assert_int_equal(rdrand_test_feed(&h, walk, n, &reason), n);
-    /* ... and fail the self-test */
-    assert_int_equal(rdrand_health_selftest_sample(counter, n),
-                     RDRAND_R_SELFTEST_FAILED);
-    assert_int_equal(rdrand_health_selftest_sample(walk, n),
-                     RDRAND_R_SELFTEST_FAILED);
 }
 
 /*
- * A stuck bit is NOT caught: from 8 words a good source leaves some bit
- * unchanged with probability about 64 * 2^-7 = 0.4, so no rule with a
- * false-positive rate below 2^-40 can flag it.  This pins that limit.
+ * A bit stuck through the sample fails it (the stuck-bit test, by word
+ * 57): every position, both values.  With 8 words (the old self-test) no
+ * rule could: some bit of 8 clean words stays put with probability 0.4.
  */
-static void test_selftest_stuck_bit_passes(void **state)
+static void test_selftest_stuck_bit_fails(void **state)
 {
     uint64_t s = 5, w[RDRAND_SELFTEST_WORDS];
 
     (void)state;
-    for (int k = 0; k < 100; k++) {
-        rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
-        for (size_t i = 0; i < RDRAND_SELFTEST_WORDS; i++)
-            w[i] &= ~((uint64_t)1 << 63);
-        assert_int_equal(
-            rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS),
-            RDRAND_R_OK);
+    for (int bit = 0; bit < 64; bit++) {
+        for (int v = 0; v < 2; v++) {
+            rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
+            for (size_t i = 0; i < RDRAND_SELFTEST_WORDS; i++)
+                w[i] = (w[i] & ~((uint64_t)1 << bit)) | (uint64_t)v << bit;
+            assert_int_equal(
+                rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS),
+                RDRAND_R_STUCK_BIT);
+        }
     }
 }
 
-/*
- * A byte lane that holds one value in every word of the sample fails the
- * self-test, whichever lane; one differing word in that lane is enough.
- */
+/* A byte lane holding one value fails the self-test, whichever lane. */
 static void test_selftest_stuck_lane(void **state)
 {
     (void)state;
@@ -477,13 +664,41 @@ static void test_selftest_stuck_lane(void **state)
             w[i] = rdrand_test_set_lane(rdrand_test_splitmix(&s), lane, 0x5a);
         assert_int_equal(
             rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS),
-            RDRAND_R_SELFTEST_FAILED);
-        w[RDRAND_SELFTEST_WORDS - 1] =
-            rdrand_test_set_lane(w[RDRAND_SELFTEST_WORDS - 1], lane, 0x5b);
-        assert_int_equal(
-            rdrand_health_selftest_sample(w, RDRAND_SELFTEST_WORDS),
-            RDRAND_R_OK);
+            RDRAND_R_ADAPTIVE_PROPORTION);
     }
+}
+
+/* A self-test primes the state it runs in, and keys it once. */
+static void test_selftest_primes_state(void **state)
+{
+    uint64_t s = 31, w[RDRAND_SELFTEST_WORDS], key0;
+    struct rdrand_health h;
+
+    (void)state;
+    rdrand_health_init(&h);
+    rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
+    assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
+                     RDRAND_R_OK);
+    assert_true(h.warm && h.keyed);
+    key0 = h.key[0];
+    /* The last self-test word, delivered now, is a repeat: it trips. */
+    assert_int_equal(rdrand_health_check_word(&h, w[RDRAND_SELFTEST_WORDS - 1]),
+                     RDRAND_R_REPEATED_WORD);
+    /* A word of it from K - 1 words back: the short-cycle test. */
+    assert_int_equal(
+        rdrand_health_check_word(
+            &h, w[RDRAND_SELFTEST_WORDS - RDRAND_HISTORY_WORDS + 1]),
+        RDRAND_R_SHORT_CYCLE);
+    /* A second self-test (recovery) keeps the key and the history. */
+    rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
+    assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
+                     RDRAND_R_OK);
+    assert_true(h.key[0] == key0);
+    /* A self-test that fails leaves the state cold. */
+    w[5] = w[4];
+    assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
+                     RDRAND_R_REPEATED_WORD);
+    assert_false(h.warm);
 }
 
 int main(void)
@@ -494,20 +709,27 @@ int main(void)
         cmocka_unit_test(test_constant_zero),
         cmocka_unit_test(test_constant_other),
         cmocka_unit_test(test_each_word_twice),
-        cmocka_unit_test(test_alternating_pair_trips_apt),
+        cmocka_unit_test(test_short_cycles),
+        cmocka_unit_test(test_alternating_pair_is_a_cycle),
+        cmocka_unit_test(test_history_keeps_no_word),
+        cmocka_unit_test(test_stuck_bit_every_position),
+        cmocka_unit_test(test_stuck_top_bit_of_every_lane),
+        cmocka_unit_test(test_stuck_bit_trip_resets_run),
         cmocka_unit_test(test_good_then_stuck),
         cmocka_unit_test(test_no_latch_in_health),
         cmocka_unit_test(test_apt_trips_at_cutoff),
         cmocka_unit_test(test_apt_one_below_cutoff_passes),
         cmocka_unit_test(test_apt_window_rollover),
         cmocka_unit_test(test_apt_reference_is_first_sample),
+        cmocka_unit_test(test_apt_trip_resets_window),
         cmocka_unit_test(test_selftest_good),
         cmocka_unit_test(test_selftest_too_short),
         cmocka_unit_test(test_selftest_continuous_reasons),
         cmocka_unit_test(test_selftest_change_floor),
-        cmocka_unit_test(test_selftest_few_changes),
-        cmocka_unit_test(test_selftest_stuck_bit_passes),
+        cmocka_unit_test(test_selftest_long_cycle),
+        cmocka_unit_test(test_selftest_stuck_bit_fails),
         cmocka_unit_test(test_selftest_stuck_lane),
+        cmocka_unit_test(test_selftest_primes_state),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -324,22 +324,26 @@ static void test_init_selftest_failure(void **state)
         int recovers;                   /* the next self-test passes */
         uint64_t exec, hw_fail, health; /* the next request, if it fails */
     } cases[] = {
-        {"constant ~0", "value=ffffffffffffffff", RDRAND_R_STUCK_ONES, 8, 0, 1,
-         0, SELFTEST, 0, 1},
-        {"constant 0", "value=0", RDRAND_R_STUCK_ZERO, 8, 0, 1, 0, SELFTEST, 0,
-         1},
-        {"constant", "value=0123456789abcdef", RDRAND_R_REPEATED_WORD, 8, 0, 1,
-         0, SELFTEST, 0, 1},
+        {"constant ~0", "value=ffffffffffffffff", RDRAND_R_STUCK_ONES, SELFTEST,
+         0, 1, 0, SELFTEST, 0, 1},
+        {"constant 0", "value=0", RDRAND_R_STUCK_ZERO, SELFTEST, 0, 1, 0,
+         SELFTEST, 0, 1},
+        {"constant", "value=0123456789abcdef", RDRAND_R_REPEATED_WORD, SELFTEST,
+         0, 1, 0, SELFTEST, 0, 1},
         {"32-bit ~0 in a 64-bit word", "value=00000000ffffffff",
-         RDRAND_R_REPEATED_WORD, 8, 0, 1, 0, SELFTEST, 0, 1},
+         RDRAND_R_REPEATED_WORD, SELFTEST, 0, 1, 0, SELFTEST, 0, 1},
         {"CF=0 at word 3", "fail-at=3", RDRAND_R_RDRAND_FAILED, 3, 1, 0, 1, 0,
          0, 0},
         {"CF=0 from word 5", "fail-from=5", RDRAND_R_RDRAND_FAILED, 5, 1, 0, 0,
          1, 1, 0},
-        {"each word twice", NULL, RDRAND_R_REPEATED_WORD, 8, 0, 1, 0, SELFTEST,
-         0, 1},
-        {"a counter", NULL, RDRAND_R_SELFTEST_FAILED, 8, 0, 1, 0, SELFTEST, 0,
-         1},
+        {"each word twice", NULL, RDRAND_R_REPEATED_WORD, SELFTEST, 0, 1, 0,
+         SELFTEST, 0, 1},
+        /* its high byte lanes never move: the APT trips at word 20 */
+        {"a counter", NULL, RDRAND_R_ADAPTIVE_PROPORTION, SELFTEST, 0, 1, 0,
+         SELFTEST, 0, 1},
+        /* the continuous tests see no period <= 32; the sample rule does */
+        {"a cycle of 33 words", NULL, RDRAND_R_SELFTEST_FAILED, SELFTEST, 0, 1,
+         0, SELFTEST, 0, 1},
     };
 
     (void)state;
@@ -350,11 +354,13 @@ static void test_init_selftest_failure(void **state)
 
         print_message("init self-test: %s\n", cases[i].name);
         if (strcmp(cases[i].name, "each word twice") == 0)
-            for (uint64_t w = 0; w < 16; w++)
+            for (uint64_t w = 0; w < 2 * SELFTEST; w++)
                 script_add(&s, good_word(1, w / 2), 0);
         if (strcmp(cases[i].name, "a counter") == 0)
-            for (uint64_t w = 1; w <= 8; w++)
-                script_add(&s, w, 0);
+            for (uint64_t w = 0; w < SELFTEST; w++)
+                script_add(&s, good_word(1, 0) + w, 0);
+        if (strcmp(cases[i].name, "a cycle of 33 words") == 0)
+            script_good(&s, 1, RDRAND_HISTORY_WORDS + 1);
         fixture_up(&f, cases[i].spec, cases[i].spec ? NULL : &s, "");
 
         assert_int_equal(fake_error_count, 0); /* nothing raised at init */
@@ -417,16 +423,16 @@ static uint64_t pattern_word(enum pattern p, uint64_t i)
         return good_word(2, i / 2);
     case P_GOOD_THEN_ONES:
         return i < 3 ? good_word(2, i) : ~(uint64_t)0;
-    case P_STUCK_LANE:
-        return (good_word(2, i) & ~(uint64_t)0xff) | 0x5a;
+    case P_STUCK_LANE: /* every bit of lane 0 changes at word 1 */
+        return (good_word(2, i) & ~(uint64_t)0xff) | (i == 0 ? 0xa5 : 0x5a);
     }
     return 0;
 }
 
 /*
- * Eight good words (the init self-test), then the pattern.  A request
- * of 32 words meets the fault at word k of the pattern; the next request
- * re-runs the self-test on the next 8 pattern words.
+ * Good words (the init self-test), then the pattern.  A request of 128
+ * words meets the fault at word k of the pattern; the next request
+ * re-runs the self-test on the next 64 pattern words.
  */
 static void test_continuous_after_clean_start(void **state)
 {
@@ -448,12 +454,14 @@ static void test_continuous_after_clean_start(void **state)
         {"3 good words, then ~0", P_GOOD_THEN_ONES, RDRAND_R_STUCK_ONES, 4,
          SELFTEST, 0},
         /*
-         * A stuck byte lane passes the continuous tests for 19 words (the
-         * APT needs 20); the recovery self-test sees the lane never change
-         * across its 8 words and keeps the source latched.
+         * A byte lane stuck from pattern word 1: its bits stop changing,
+         * and the 57th stuck word trips the stuck-bit test (the APT's
+         * window opened in the self-test, on another value).  The recovery
+         * self-test meets the bits still stuck and keeps the source
+         * latched.
          */
-        {"byte lane stuck at 0x5a", P_STUCK_LANE, RDRAND_R_ADAPTIVE_PROPORTION,
-         RDRAND_APT_CUTOFF, SELFTEST, RDRAND_R_SELFTEST_FAILED},
+        {"byte lane stuck at 0x5a", P_STUCK_LANE, RDRAND_R_STUCK_BIT,
+         2 + RDRAND_BIT_RUN_CUTOFF, SELFTEST, 0},
     };
 
     (void)state;
@@ -467,20 +475,20 @@ static void test_continuous_after_clean_start(void **state)
             print_message("%s: %s\n", kind == SEED ? "get_seed" : "generate",
                           cases[i].name);
             script_good(&s, 1, SELFTEST);
-            for (uint64_t w = 0; w < 64; w++)
+            for (uint64_t w = 0; w < 128 + SELFTEST; w++)
                 script_add(&s, pattern_word(cases[i].p, w), 0);
             fixture_up(&f, NULL, &s, "");
             assert_int_equal(rdrand_sim_executions(), SELFTEST);
             assert_healthy(&f);
 
-            request_fails(&f, kind, 256, &e);
+            request_fails(&f, kind, 1024, &e);
             assert_latched(&f, cases[i].reason);
 
             e.exec = cases[i].second;
             e.drew = cases[i].second > SELFTEST;
             if (cases[i].second_reason != 0)
                 e.reason = cases[i].second_reason;
-            request_fails(&f, kind, 256, &e);
+            request_fails(&f, kind, 1024, &e);
             assert_latched(&f, cases[i].reason);
             fixture_down(&f);
         }
@@ -517,7 +525,7 @@ static void test_cf0_every_position(void **state)
 /* ---- stuck mid-request, then recovered ---- */
 
 /*
- * The script: init words, 3 good words, a word stuck 10 times, 16 good
+ * The script: init words, 3 good words, a word stuck 10 times, 132 good
  * words.  Request 1 (6 words) meets the repeat at its 5th word; request
  * 2's self-test sees the stuck word 8 times; then the hardware is good
  * again.  init_words: what init consumes (more in a CoCo guest).
@@ -529,7 +537,7 @@ static void stuck_then_good_script(struct script *s, size_t init_words)
     script_good(s, 2, 3);
     for (int i = 0; i < 10; i++)
         script_add(s, STUCK, 0);
-    script_good(s, 3, 16);
+    script_good(s, 3, 56 + SELFTEST + 12);
 }
 
 static void test_stuck_mid_request_recovers(void **state)
@@ -559,16 +567,16 @@ static void test_stuck_mid_request_recovers(void **state)
     assert_int_equal(rdrand_sim_executions(), SELFTEST + 5 + SELFTEST);
     assert_latched(&f, RDRAND_R_REPEATED_WORD);
 
-    /* The next request: self-test on good words 0..7, then words 8..13. */
+    /*
+     * The next request: self-test on good words 56..119 (0..55 went to
+     * request 2's), then words 120..125; the next one 126..131.
+     */
     for (int i = 0; i < 6; i++)
-        expect[i] = good_word(3, 8 + i);
+        expect[i] = good_word(3, 56 + SELFTEST + i);
     request_ok(&f, GENERATE, 48, SELFTEST + 6, expect);
     assert_healthy(&f);
-    /* And on: words 14, 15, then the script replays from its start. */
-    expect[0] = good_word(3, 14);
-    expect[1] = good_word(3, 15);
-    for (int i = 0; i < 4; i++)
-        expect[2 + i] = good_word(1, i);
+    for (int i = 0; i < 6; i++)
+        expect[i] = good_word(3, 56 + SELFTEST + 6 + i);
     request_ok(&f, SEED, 48, 6, expect);
     assert_healthy(&f);
     fixture_down(&f);
