@@ -22,6 +22,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/provider.h>
 
 #include "rdrand_provider.h"
 
@@ -31,6 +32,8 @@
 #include "health.h"
 #include "rand.h"
 #include "sim.h"
+
+OSSL_provider_init_fn OSSL_provider_init;
 
 #define SELFTEST RDRAND_SELFTEST_WORDS
 #define COCO_INIT_WORDS (SELFTEST + 256 / 64) /* self-test + coco seed */
@@ -668,6 +671,149 @@ static void test_coco_cf0_latches_forever(void **state)
     fixture_down(&f);
 }
 
+/* ---- the CoCo verdict is the process's ---- */
+
+/*
+ * A failed check at load, then the hardware is good again: a second
+ * provider instance (OSSL_provider_init again) and a second library
+ * context must fail the same way without drawing a word; under
+ * fail-closed the later instance loads latched.  Forked: the verdict
+ * cannot be reset in a process.  Fails on the per-instance verdict.
+ */
+static void coco_verdict_scenario(void *arg)
+{
+    static const char *const refuse[] = {"warn", "none", NULL};
+    static const char *const closed[] = {"warn", "none", "on_coco_failure",
+                                         "fail-closed", NULL};
+    static int handle;
+    void *provctx = NULL;
+    const OSSL_DISPATCH *prov = NULL;
+    char spec[48];
+    OSSL_LIB_CTX *libctx;
+
+    (void)arg;
+    snprintf(spec, sizeof(spec), "coco=tdx,fail-at=%d", SELFTEST + 2);
+    assert_int_equal(fake_provider_init(spec, refuse, &provctx, &prov), 0);
+    assert_int_equal(rdrand_sim_executions(), SELFTEST + 2);
+    assert_int_equal(fake_last_reason(), RDRAND_R_COCO_SEED_FAILED);
+
+    /* The hardware is good now; the module still says no, at once. */
+    sim_or_fail("coco=tdx");
+    fake_core_reset(refuse);
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                        fake_core_dispatch(), &prov, &provctx),
+                     0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_COCO_SEED_FAILED);
+    assert_non_null(strstr(fake_last_message(), "RDRAND reported failure"));
+    fake_core_reset(closed);
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                        fake_core_dispatch(), &prov, &provctx),
+                     1);
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    assert_string_equal(fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE),
+                        rdrand_reason_text(RDRAND_R_COCO_SEED_FAILED));
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+
+    /* Through libcrypto: another library context cannot load it either. */
+    assert_non_null(libctx = OSSL_LIB_CTX_new());
+    assert_int_equal(OSSL_PROVIDER_add_builtin(libctx, RDRAND_PROVIDER_NAME,
+                                               OSSL_provider_init),
+                     1);
+    assert_null(OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME));
+    OSSL_LIB_CTX_free(libctx);
+    /* Only the self-tests of the later loads drew: no CoCo draw again. */
+    assert_int_equal(rdrand_sim_executions(), 3 * SELFTEST);
+}
+
+static void test_coco_verdict_is_process_wide(void **state)
+{
+    (void)state;
+    fake_in_child(coco_verdict_scenario, NULL);
+}
+
+/* ---- the APT reference word, drawn inside a request ---- */
+
+/*
+ * A request that crosses an APT window boundary draws the new window's
+ * reference first, never delivered.  A CF=0 on that reference word stops
+ * the request at once, wiped, counted; a CF=0 on the word after it too.
+ */
+static void test_cf0_at_window_reference(void **state)
+{
+    /* init: 64 words of window 0; a 448-word request fills it exactly */
+    const uint64_t boundary = RDRAND_APT_WINDOW;
+
+    (void)state;
+    for (uint64_t extra = 1; extra <= 2; extra++) {
+        for (enum kind kind = SEED; kind <= GENERATE; kind++) {
+            struct fixture f;
+            struct fail_expect e = {RDRAND_R_RDRAND_FAILED, extra, 1, 0, 1,
+                                    FAILED_CLOSED};
+            char spec[32];
+
+            snprintf(spec, sizeof(spec), "fail-at=%llu",
+                     (unsigned long long)(boundary + extra));
+            fixture_up(&f, spec, NULL, "");
+            request_ok(&f, kind, 8 * (boundary - SELFTEST), boundary - SELFTEST,
+                       NULL);
+            request_fails(&f, kind, 16, &e);
+            assert_latched(&f, RDRAND_R_RDRAND_FAILED);
+            fixture_down(&f);
+        }
+    }
+}
+
+/* ---- nothing gives a defective CPU a fresh start ---- */
+
+/*
+ * A constant word after a clean start, asked for 8 bytes at a time on a
+ * fresh context each time (the old code served 300 of 300), after a
+ * re-instantiation, on a second provider instance: each request fails.
+ * The first request delivers the constant's first occurrence (8 bytes);
+ * nothing more is ever delivered.
+ */
+static void test_no_fresh_start(void **state)
+{
+    static int handle;
+    struct fixture f;
+    struct script s = {0};
+    void *provctx2;
+    const OSSL_DISPATCH *prov2;
+    size_t served = 0;
+
+    (void)state;
+    script_good(&s, 1, SELFTEST);
+    for (int i = 0; i < 128; i++)
+        script_add(&s, 0x0123456789abcdefULL, 0);
+    fixture_up(&f, NULL, &s, "");
+    for (int i = 0; i < 300; i++) {
+        void *ctx = new_ready_ctx(f.provctx);
+        unsigned char buf[8];
+
+        fake_core_reset(NULL);
+        served += RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+            ctx, buf, sizeof(buf), 0, 0, NULL, 0);
+        if (i % 2 == 1) { /* re-instantiate: no reset either */
+            RAND_FN(uninstantiate, OSSL_FUNC_RAND_UNINSTANTIATE)(ctx);
+            RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)
+            (ctx, 0, 0, NULL, 0, NULL);
+        }
+        RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    }
+    assert_int_equal(served, 1);
+    /* A second provider instance in the process: its self-test fails. */
+    fake_core_reset(quiet);
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                        fake_core_dispatch(), &prov2,
+                                        &provctx2),
+                     1);
+    assert_int_equal(fake_get_int(prov2, provctx2, "status"), 0);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov2, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx2);
+    fixture_down(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -678,6 +824,9 @@ int main(void)
         cmocka_unit_test(test_first_fault_is_kept),
         cmocka_unit_test(test_coco_stuck_latches_forever),
         cmocka_unit_test(test_coco_cf0_latches_forever),
+        cmocka_unit_test(test_coco_verdict_is_process_wide),
+        cmocka_unit_test(test_cf0_at_window_reference),
+        cmocka_unit_test(test_no_fresh_start),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
