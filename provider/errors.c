@@ -57,7 +57,7 @@ static const OSSL_ITEM rdrand_reasons[] = {
      "RDRAND returned a word equal to one of the last 32 words drawn "
      "(short-cycle test): the CPU's random number generator is not usable"},
     {RDRAND_R_STUCK_BIT,
-     "RDRAND returned a bit position stuck at one value for 57 words "
+     "RDRAND returned 64 words in which one bit position never changed "
      "(stuck-bit test): the CPU's random number generator is not usable"},
     {0, NULL}};
 

@@ -18,10 +18,13 @@
  *     trips with probability <= 2 * K * 2^-64 = 2^-58 per word, 2^-49 per
  *     512-word window.  A cycle of period p <= K is caught at its first
  *     repeated word, before anything of its second period is delivered.
- *   - Stuck-bit test: a bit position that keeps its value for R = 56
- *     repeats in a row (57 equal bits) fails.  For one bit of a uniform
- *     source P = 2^-56 per word, so 64 * 2^-56 = 2^-50 per word, 2^-41
- *     per 512-word window.  A stuck bit trips within 57 words.
+ *   - Stuck-bit test: in each block of B = 64 words every bit position
+ *     takes both values.  For one bit of a uniform source P(constant over
+ *     64 words) = 2 * 2^-64, so 64 * 2^-63 = 2^-57 per block, 2^-54 per
+ *     512 words.  A bit stuck from some word on fails at the end of the
+ *     first whole block after it: at most 2B - 1 = 127 stuck words pass.
+ *     (A run-length test per bit would catch it within 57 words, but it
+ *     must keep the last word, a delivered one, and costs 4x more.)
  *   - Adaptive proportion test per byte lane, W = 512, C = 20: the count
  *     is 1 + Binomial(511, 2^-8) (the reference always counts itself), so
  *     P(count >= 20) = P(Bin(511, 2^-8) >= 19) = 4.77e-13 = 2^-40.93 per
@@ -29,13 +32,14 @@
  *     1 + CRITBINOM(512, 2^-8, 1 - 2^-40) = 19 ignores the self-match:
  *     with C = 19 the real rate would be 2^-37.6.  The reference sample is
  *     a word drawn for that purpose and never delivered (draw.c).
- *   - Self-test (64 words, through the continuous tests above, so a bit
- *     stuck through the sample trips the stuck-bit test by word 57; a
- *     per-sample "every bit takes both values" rule would need >= 47
- *     words for 2^-40): all distinct, C(64, 2) * 2^-64 = 2^-53;
- *     neighbours differ in >= 4 bits, 63 * 2.4e-15 = 2^-42.6 per sample.
+ *   - Self-test (64 words, through the continuous tests above): all
+ *     distinct, C(64, 2) * 2^-64 = 2^-53; every bit takes both values,
+ *     64 * 2 * 2^-64 = 2^-57 (a stuck bit fails it; 47 words would do for
+ *     2^-40); neighbours differ in >= 4 bits, 63 * 2.4e-15 = 2^-42.6.
  *
- * Every test sees every word, even after another test failed on it, so the
+ * The short-cycle test subsumes the repetition count test (the last word
+ * is one of the last K); the repetition is still named as such.  Every
+ * test sees every word, even after another test failed on it, so the
  * state always describes the whole stream; the first failing test in the
  * order zero, ones, repeat, cycle, stuck bit, APT names the reason.
  */
@@ -72,19 +76,14 @@ int rdrand_health_reason(unsigned int verdict)
 
 unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
 {
-    uint64_t packed = lane % 2 == 0 ? h->apt_even : h->apt_odd;
+    uint64_t packed = lane % 2 == 0 ? h->s.apt_even : h->s.apt_odd;
 
     return (unsigned int)(packed >> (16 * (lane / 2))) & 0xffff;
 }
 
-int rdrand_health_opens_window(const struct rdrand_health *h)
-{
-    return h->apt_seen == 0;
-}
-
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word)
 {
-    return rdrand_health_reason(rdrand_health_verdict(h, word));
+    return rdrand_health_reason(rdrand_health_verdict(h, &h->s, word));
 }
 
 /* Number of set bits, without relying on compiler builtins. */
@@ -98,14 +97,16 @@ static int rdrand_popcount64(uint64_t x)
 
 /*
  * The sample rules, beyond the continuous tests: every pair of words
- * differs (a cycle of any period up to n - 1 fails, not only up to K), and
- * neighbours differ in at least RDRAND_SELFTEST_MIN_FLIPS bits (the
- * kernel's "enough changes" test in bit form: a mostly stuck register
- * fails).  A bit that keeps one value through the sample needs no rule of
- * its own: the stuck-bit test trips on it by the sample's 57th word.
+ * differs (a cycle of any period up to n - 1 fails, not only up to K);
+ * every bit position takes both values (a stuck bit fails, wherever the
+ * continuous test's blocks fall); neighbours differ in at least
+ * RDRAND_SELFTEST_MIN_FLIPS bits (the kernel's "enough changes" test in
+ * bit form: a mostly stuck register fails).
  */
 static int rdrand_selftest_rules(const uint64_t *words, size_t n)
 {
+    uint64_t seen_zero = 0, seen_one = 0;
+
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < i; j++)
             if (words[i] == words[j])
@@ -114,8 +115,10 @@ static int rdrand_selftest_rules(const uint64_t *words, size_t n)
             && rdrand_popcount64(words[i - 1] ^ words[i])
                    < RDRAND_SELFTEST_MIN_FLIPS)
             return 0;
+        seen_zero |= ~words[i];
+        seen_one |= words[i];
     }
-    return 1;
+    return (seen_zero & seen_one) == ~(uint64_t)0;
 }
 
 /*
@@ -133,8 +136,8 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
     if (words == NULL || n < RDRAND_SELFTEST_WORDS)
         return RDRAND_R_SELFTEST_FAILED;
     if (!h->keyed) {
-        h->key[0] = words[0] ^ words[n - 1];
-        h->key[1] = words[1] ^ words[n - 2];
+        h->s.key[0] = words[0] ^ words[n - 1];
+        h->s.key[1] = words[1] ^ words[n - 2];
         h->keyed = 1;
     }
     for (size_t i = 0; i < n; i++) {

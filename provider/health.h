@@ -11,35 +11,40 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Short-cycle test: a word may equal none of the last K words drawn. */
 #define RDRAND_HISTORY_WORDS 32
 /* Adaptive proportion test: window and cutoff per byte lane. */
 #define RDRAND_APT_WINDOW 512
 #define RDRAND_APT_CUTOFF 20
-/*
- * Stuck-bit test: a bit position that repeats its value this many times
- * in a row (a run of RDRAND_BIT_RUN_CUTOFF + 1 equal bits) fails.  The
- * detection below relies on it being 56 = 0b111000.
- */
-#define RDRAND_BIT_RUN_CUTOFF 56
+/* Stuck-bit test: every bit takes both values in each block of this many. */
+#define RDRAND_BIT_BLOCK 64
 /* Startup and recovery self-test: words drawn, all distinct. */
 #define RDRAND_SELFTEST_WORDS 64
 
 /*
  * Continuous-test state of one stream of words.  Not thread-safe: the
- * provider keeps one per thread (source.c).  It holds no delivered word
- * except `last` (see docs/health-tests.md, "What stays in memory").
+ * provider keeps one per thread (source.c).  It keeps no delivered word:
+ * digests, counts, a reference word that was never delivered, and the
+ * OR of the current bit block and of its complement (docs/health-tests.md,
+ * "What stays in memory").
  */
-struct rdrand_health {
-    uint64_t key[2];                        /* digest key, never delivered */
-    uint64_t history[RDRAND_HISTORY_WORDS]; /* digests of the last K words */
-    uint64_t last;                          /* the last word, its bits */
-    uint64_t run[6];        /* per-bit repeat counts, bit-sliced (6 planes) */
-    uint64_t apt_reference; /* a word never delivered: 8 lane references */
+struct rdrand_health_scalars {
+    uint64_t key[2];              /* digest key, never delivered */
+    uint64_t bits_zero, bits_one; /* bits seen 0, seen 1 in this block */
+    uint64_t apt_reference;     /* a word never delivered: 8 lane references */
     uint64_t apt_even, apt_odd; /* lane match counts, 4 x 16 bits each */
     uint32_t apt_seen;          /* words in the current window, 0: none */
+    uint32_t block_seen;        /* words in the current bit block */
     uint32_t history_next;      /* next slot of history */
+};
+
+struct rdrand_health {
+    /* Copied into locals for a request by the draw loop (registers). */
+    struct rdrand_health_scalars s;
+    uint64_t history[RDRAND_HISTORY_WORDS]; /* digests of the last K words */
+    uint16_t tags[RDRAND_HISTORY_WORDS];    /* their top 16 bits */
     int keyed; /* key set (the first self-test of this stream) */
     int warm;  /* a self-test passed into this state */
 };
@@ -62,93 +67,106 @@ int rdrand_health_reason(unsigned int verdict);
 #define RDRAND_BYTES(b) (0x0101010101010101u * (uint8_t)(b))
 #define RDRAND_LANES16(v) (0x0001000100010001u * (uint16_t)(v))
 
-/*
- * A keyed one-way digest of a word (SipHash's round, 2 + 2 rounds on one
- * block): the short-cycle test compares digests, so no delivered word is
- * kept.  Two distinct words share a digest with probability 2^-64.
- */
-#define RDRAND_SIPROUND(v0, v1, v2, v3)                                        \
-    do {                                                                       \
-        v0 += v1, v1 = v1 << 13 | v1 >> 51, v1 ^= v0,                          \
-                  v0 = v0 << 32 | v0 >> 32;                                    \
-        v2 += v3, v3 = v3 << 16 | v3 >> 48, v3 ^= v2;                          \
-        v0 += v3, v3 = v3 << 21 | v3 >> 43, v3 ^= v0;                          \
-        v2 += v1, v1 = v1 << 17 | v1 >> 47, v1 ^= v2,                          \
-                  v2 = v2 << 32 | v2 >> 32;                                    \
-    } while (0)
+/* 128-bit product of a and b, folded to 64 bits (high half ^ low half). */
+static inline uint64_t rdrand_health_fold(uint64_t a, uint64_t b)
+{
+    unsigned __int128 p = (unsigned __int128)a * b;
 
+    return (uint64_t)(p >> 64) ^ (uint64_t)p;
+}
+
+/*
+ * A keyed digest of a word, two folded multiplications: the short-cycle
+ * test compares digests, so no delivered word is kept.  Each fold maps
+ * 128 bits to 64, so it is not a permutation that the key would undo;
+ * it is no proven one-way function either (docs/health-tests.md).  Equal
+ * words give equal digests; distinct ones collide with probability about
+ * 2^-64.  It costs a few instructions, which the test budget needs.
+ */
 static inline uint64_t rdrand_health_digest(const uint64_t key[2], uint64_t w)
 {
-    uint64_t v0 = key[0] ^ 0x736f6d6570736575u;
-    uint64_t v1 = key[1] ^ 0x646f72616e646f6du;
-    uint64_t v2 = key[0] ^ 0x6c7967656e657261u;
-    uint64_t v3 = key[1] ^ 0x7465646279746573u ^ w;
+    return rdrand_health_fold(
+        rdrand_health_fold(w ^ key[0], key[1] | 1) ^ key[1], key[0] | 1);
+}
 
-    RDRAND_SIPROUND(v0, v1, v2, v3);
-    RDRAND_SIPROUND(v0, v1, v2, v3);
-    v0 ^= w;
-    v2 ^= 0xff;
-    RDRAND_SIPROUND(v0, v1, v2, v3);
-    RDRAND_SIPROUND(v0, v1, v2, v3);
-    return v0 ^ v1 ^ v2 ^ v3;
+/*
+ * Whether digest d is one of the last K.  The 16-bit tags are compared
+ * first, four to a word (SWAR): a fresh digest matches one with
+ * probability K * 2^-16 = 2^-11, and only then are the digests compared.
+ * "Some 16-bit lane of x is zero" is exact as a whole (the borrow only
+ * blurs which lane), so a repeated digest never passes.
+ */
+static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
+                                              uint64_t d)
+{
+    uint64_t t = RDRAND_LANES16(d >> 48), any = 0;
+    unsigned int hit = 0;
+
+    for (int i = 0; i < RDRAND_HISTORY_WORDS / 4; i++) {
+        uint64_t x;
+
+        memcpy(&x, &h->tags[4 * i], sizeof(x));
+        x ^= t;
+        any |= (x - RDRAND_LANES16(1)) & ~x & RDRAND_LANES16(0x8000);
+    }
+    if (any != 0)
+        for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
+            hit |= d == h->history[i];
+    return hit;
 }
 
 /*
  * Every continuous test on one word, without a branch per test: returns
- * the verdict (0: passed, else RDRAND_FAIL_* bits).  Inline so that the
- * draw loop keeps the state in registers; every test sees every word.
+ * the verdict (0: passed, else RDRAND_FAIL_* bits).  c is h->s or the
+ * caller's copy of it: inline, so that the draw loop keeps the scalars in
+ * registers (out may alias h; a local copy cannot).  Every test sees
+ * every word.
+ * A failing APT window starts over (one defect, one failure); a bit block
+ * starts over at its end anyway.
  */
-static inline unsigned int rdrand_health_verdict(struct rdrand_health *h,
-                                                 uint64_t w)
+static inline unsigned int
+rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
+                      uint64_t w)
 {
-    uint64_t d = rdrand_health_digest(h->key, w), same, carry, stuck;
-    uint64_t diff, low7, zero, over;
-    unsigned int cycle = 0, verdict;
+    uint64_t d = rdrand_health_digest(c->key, w), end, stuck;
+    uint64_t diff, low7, zero, over, open = -(uint64_t)(c->apt_seen == 0);
+    unsigned int prev = (c->history_next - 1) % RDRAND_HISTORY_WORDS;
+    unsigned int cycle = rdrand_health_seen(h, d);
+    unsigned int repeat = d == h->history[prev];
 
-    /* Short cycle: no digest equal to one of the last K. */
-    for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
-        cycle |= d == h->history[i];
-    h->history[h->history_next] = d;
-    h->history_next = (h->history_next + 1) % RDRAND_HISTORY_WORDS;
+    /* Short cycle: remember the digest. */
+    h->history[c->history_next] = d;
+    h->tags[c->history_next] = (uint16_t)(d >> 48);
+    c->history_next = (c->history_next + 1) % RDRAND_HISTORY_WORDS;
 
-    /* Stuck bit: bit-sliced repeat counters, reset where the bit changed. */
-    same = ~(w ^ h->last);
-    carry = same;
-    for (int i = 0; i < 6; i++) {
-        uint64_t next = h->run[i] & carry;
-
-        h->run[i] = (h->run[i] ^ carry) & same;
-        carry = next;
-    }
-    stuck = h->run[5] & h->run[4] & h->run[3]; /* count >= 56 */
+    /* Stuck bit: a bit that kept one value through a whole block. */
+    c->bits_zero |= ~w;
+    c->bits_one |= w;
+    c->block_seen = (c->block_seen + 1) % RDRAND_BIT_BLOCK;
+    end = -(uint64_t)(c->block_seen == 0);
+    stuck = ~(c->bits_zero & c->bits_one) & end;
+    c->bits_zero &= ~end;
+    c->bits_one &= ~end;
 
     /* APT on the eight byte lanes at once (SWAR); see health.c. */
-    if (h->apt_seen == 0) {
-        h->apt_reference = w;
-        h->apt_even = h->apt_odd = 0;
-    }
-    diff = w ^ h->apt_reference;
+    c->apt_reference = (c->apt_reference & ~open) | (w & open);
+    c->apt_even &= ~open;
+    c->apt_odd &= ~open;
+    diff = w ^ c->apt_reference;
     low7 = (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
     zero = (~(low7 | diff) & RDRAND_BYTES(0x80)) >> 7;
-    h->apt_even += zero & RDRAND_LANES16(0x00ff);
-    h->apt_odd += (zero >> 8) & RDRAND_LANES16(0x00ff);
-    over = (h->apt_even + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF))
-           | (h->apt_odd + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF));
+    c->apt_even += zero & RDRAND_LANES16(0x00ff);
+    c->apt_odd += (zero >> 8) & RDRAND_LANES16(0x00ff);
+    over = (c->apt_even + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF))
+           | (c->apt_odd + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF));
     over &= RDRAND_LANES16(0x8000);
-    h->apt_seen = (h->apt_seen + 1) % RDRAND_APT_WINDOW;
+    c->apt_seen = over != 0 ? 0 : (c->apt_seen + 1) % RDRAND_APT_WINDOW;
 
-    verdict = (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
-              | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
-              | (unsigned int)(w == h->last) * RDRAND_FAIL_REPEAT
-              | cycle * RDRAND_FAIL_CYCLE
-              | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
-              | (unsigned int)(over != 0) * RDRAND_FAIL_APT;
-    h->last = w;
-    /* One defect, one failure: a failing window or bit run starts over. */
-    for (int i = 0; i < 6; i++)
-        h->run[i] &= ~stuck;
-    h->apt_seen = over != 0 ? 0 : h->apt_seen;
-    return verdict;
+    return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
+           | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
+           | repeat * RDRAND_FAIL_REPEAT | cycle * RDRAND_FAIL_CYCLE
+           | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
+           | (unsigned int)(over != 0) * RDRAND_FAIL_APT;
 }
 
 /* The APT count of byte lane 0..7 in the current window (for tests). */
@@ -156,13 +174,15 @@ unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane);
 
 /* 1 when the next word checked opens an APT window (it becomes the reference).
  */
-int rdrand_health_opens_window(const struct rdrand_health *h);
+static inline int rdrand_health_opens_window(const struct rdrand_health *h)
+{
+    return h->s.apt_seen == 0;
+}
 
 /*
  * Run every continuous test on one word.  Returns RDRAND_R_OK, or the
  * reason of the first test it fails, in the order zero, all ones,
- * repetition, short cycle, stuck bit, adaptive proportion.  A failing
- * APT window or bit run is reset, so one defect is one failure.
+ * repetition, short cycle, stuck bit, adaptive proportion.
  */
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word);
 

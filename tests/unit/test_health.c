@@ -219,8 +219,8 @@ static void test_history_keeps_no_word(void **state)
 
     (void)state;
     rdrand_health_init(&h);
-    h.key[0] = rdrand_test_splitmix(&s);
-    h.key[1] = rdrand_test_splitmix(&s);
+    h.s.key[0] = rdrand_test_splitmix(&s);
+    h.s.key[1] = rdrand_test_splitmix(&s);
     for (size_t i = 0; i < RDRAND_HISTORY_WORDS; i++) {
         w[i] = rdrand_test_splitmix(&s);
         assert_int_equal(rdrand_health_check_word(&h, w[i]), RDRAND_R_OK);
@@ -229,15 +229,23 @@ static void test_history_keeps_no_word(void **state)
         for (size_t j = 0; j < RDRAND_HISTORY_WORDS; j++)
             assert_true(h.history[i] != w[j]);
     /* The APT reference is the first word: draw.c never delivers it. */
-    assert_true(h.apt_reference == w[0]);
+    assert_true(h.s.apt_reference == w[0]);
 }
 
 /* ---- stuck bits ---- */
 
+/* The end of the first whole bit block at or after word `onset`. */
+static size_t rdrand_test_block_end(size_t onset)
+{
+    return (onset + RDRAND_BIT_BLOCK - 1) / RDRAND_BIT_BLOCK * RDRAND_BIT_BLOCK
+           + RDRAND_BIT_BLOCK - 1;
+}
+
 /*
  * Good words, then bit `bit` stuck at `v` from word `onset` on (the word
- * before it has the other value): the 57th stuck word trips, i.e. 56
- * stuck words pass.  Every position, both values, three onsets.
+ * before it has the other value): the first whole block of stuck words
+ * trips at its last word, so at most 2 * 64 - 1 stuck words pass.  Every
+ * position, both values, three onsets.
  */
 static void test_stuck_bit_every_position(void **state)
 {
@@ -265,7 +273,8 @@ static void test_stuck_bit_every_position(void **state)
                         break;
                 }
                 assert_int_equal(reason, RDRAND_R_STUCK_BIT);
-                assert_int_equal(i, onset + RDRAND_BIT_RUN_CUTOFF);
+                assert_int_equal(i, rdrand_test_block_end(onset));
+                assert_true(i - onset < 2 * RDRAND_BIT_BLOCK - 1);
             }
         }
     }
@@ -281,7 +290,7 @@ static void test_stuck_top_bit_of_every_lane(void **state)
 
     (void)state;
     rdrand_health_init(&h);
-    /* word 0 has every top bit set, so the run starts at word 1 */
+    /* word 0 has every top bit set, so block 0 does not trip */
     assert_int_equal(rdrand_health_check_word(&h, rdrand_test_splitmix(&s)
                                                       | RDRAND_BYTES(0x80)),
                      RDRAND_R_OK);
@@ -292,14 +301,14 @@ static void test_stuck_top_bit_of_every_lane(void **state)
             break;
     }
     assert_int_equal(reason, RDRAND_R_STUCK_BIT);
-    assert_int_equal(i, 1 + RDRAND_BIT_RUN_CUTOFF);
+    assert_int_equal(i, rdrand_test_block_end(1));
 }
 
 /*
- * One defect, one failure: after a trip the failing bit run starts over,
- * so a bit that stays stuck trips once per 56 words, not on every word.
+ * One defect, one failure per block: a bit that stays stuck trips once at
+ * the end of each block, never on the words in between.
  */
-static void test_stuck_bit_trip_resets_run(void **state)
+static void test_stuck_bit_trips_once_per_block(void **state)
 {
     uint64_t s = 13;
     struct rdrand_health h;
@@ -309,19 +318,13 @@ static void test_stuck_bit_trip_resets_run(void **state)
     rdrand_health_init(&h);
     assert_int_equal(rdrand_health_check_word(&h, rdrand_test_splitmix(&s) | 1),
                      RDRAND_R_OK);
-    for (size_t i = 1; i <= 10 * (RDRAND_BIT_RUN_CUTOFF + 1); i++) {
+    for (size_t i = 1; i < 11 * RDRAND_BIT_BLOCK; i++) {
         int reason = rdrand_health_check_word(&h, rdrand_test_splitmix(&s)
                                                       & ~(uint64_t)1);
 
         if (reason != RDRAND_R_OK) {
             assert_int_equal(reason, RDRAND_R_STUCK_BIT);
-            /*
-             * The first trip at the 57th stuck word; the run restarts at
-             * the tripping word, so every 56 words after that.
-             */
-            assert_true(i >= RDRAND_BIT_RUN_CUTOFF + 1);
-            assert_int_equal(
-                (i - RDRAND_BIT_RUN_CUTOFF - 1) % RDRAND_BIT_RUN_CUTOFF, 0);
+            assert_int_equal(i % RDRAND_BIT_BLOCK, RDRAND_BIT_BLOCK - 1);
             trips++;
         }
     }
@@ -632,9 +635,10 @@ static void test_selftest_long_cycle(void **state)
 }
 
 /*
- * A bit stuck through the sample fails it (the stuck-bit test, by word
- * 57): every position, both values.  With 8 words (the old self-test) no
- * rule could: some bit of 8 clean words stays put with probability 0.4.
+ * A bit stuck through the sample fails it (the stuck-bit block, which a
+ * fresh state's self-test fills exactly): every position, both values.
+ * With 8 words (the old self-test) no rule could: some bit of 8 clean
+ * words stays put with probability 0.4.
  */
 static void test_selftest_stuck_bit_fails(void **state)
 {
@@ -680,7 +684,7 @@ static void test_selftest_primes_state(void **state)
     assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
                      RDRAND_R_OK);
     assert_true(h.warm && h.keyed);
-    key0 = h.key[0];
+    key0 = h.s.key[0];
     /* The last self-test word, delivered now, is a repeat: it trips. */
     assert_int_equal(rdrand_health_check_word(&h, w[RDRAND_SELFTEST_WORDS - 1]),
                      RDRAND_R_REPEATED_WORD);
@@ -693,7 +697,7 @@ static void test_selftest_primes_state(void **state)
     rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
     assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
                      RDRAND_R_OK);
-    assert_true(h.key[0] == key0);
+    assert_true(h.s.key[0] == key0);
     /* A self-test that fails leaves the state cold. */
     w[5] = w[4];
     assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
@@ -714,7 +718,7 @@ int main(void)
         cmocka_unit_test(test_history_keeps_no_word),
         cmocka_unit_test(test_stuck_bit_every_position),
         cmocka_unit_test(test_stuck_top_bit_of_every_lane),
-        cmocka_unit_test(test_stuck_bit_trip_resets_run),
+        cmocka_unit_test(test_stuck_bit_trips_once_per_block),
         cmocka_unit_test(test_good_then_stuck),
         cmocka_unit_test(test_no_latch_in_health),
         cmocka_unit_test(test_apt_trips_at_cutoff),

@@ -311,10 +311,11 @@ static void run_defect(const struct defect *d)
 
 /*
  * The bounds: a cycle of period p <= K delivers at most its first period
- * (p words); a stuck bit at most 56 words before the 57th trips; a
- * constant its first word.  A cycle of K + 1 is no short cycle: a
- * self-test (a fresh library context, a new thread) catches it, and the
- * APT does when two of its words share a byte in one lane; no bound.
+ * (p words); a stuck bit at most 2 * 64 - 1 words (the first whole
+ * block of it trips at its end); a constant its first word.  A cycle of K + 1
+ * is no short cycle: a self-test (a fresh library context, a new thread)
+ * catches it, and the APT does when two of its words share a byte in one lane;
+ * no bound.
  */
 static const struct defect defects[] = {
     {"constant", CONSTANT, 0, 0, 8},
@@ -325,13 +326,15 @@ static const struct defect defects[] = {
     {"cycle of 16", CYCLE, 16, 0, 16 * 8},
     {"cycle of 32 (K)", CYCLE, 32, 0, 32 * 8},
     {"cycle of 33 (K + 1)", CYCLE, 33, 0, (size_t)-1},
-    {"bit 0 stuck at 0", STUCK_BIT, 0, 0, 56 * 8},
-    {"bit 0 stuck at 1", STUCK_BIT, 0, 1, 56 * 8},
-    {"bit 31 stuck at 1", STUCK_BIT, 31, 1, 56 * 8},
-    {"bit 63 stuck at 0", STUCK_BIT, 63, 0, 56 * 8},
-    {"bit 63 stuck at 1", STUCK_BIT, 63, 1, 56 * 8},
-    {"top bit of every byte lane stuck at 0", TOP_BITS, 0, 0, 56 * 8},
-    {"byte lane 3 stuck at 0x5a", STUCK_LANE, 3, 0, 56 * 8},
+    {"bit 0 stuck at 0", STUCK_BIT, 0, 0, (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"bit 0 stuck at 1", STUCK_BIT, 0, 1, (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"bit 31 stuck at 1", STUCK_BIT, 31, 1, (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"bit 63 stuck at 0", STUCK_BIT, 63, 0, (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"bit 63 stuck at 1", STUCK_BIT, 63, 1, (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"top bit of every byte lane stuck at 0", TOP_BITS, 0, 0,
+     (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"byte lane 3 stuck at 0x5a", STUCK_LANE, 3, 0,
+     (2 * RDRAND_BIT_BLOCK - 1) * 8},
 };
 
 static void test_defect_table(void **state)

@@ -54,7 +54,7 @@ struct rdrand_test_apt_stats {
 static void rdrand_test_collect(const struct rdrand_health *h,
                                 struct rdrand_test_apt_stats *st)
 {
-    if (h->apt_seen != 0)
+    if (h->s.apt_seen != 0)
         return; /* all lanes close their windows together */
     for (int i = 0; i < 8; i++) {
         unsigned int count = rdrand_health_apt_count(h, i);

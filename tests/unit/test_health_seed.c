@@ -457,14 +457,15 @@ static void test_continuous_after_clean_start(void **state)
         {"3 good words, then ~0", P_GOOD_THEN_ONES, RDRAND_R_STUCK_ONES, 4,
          SELFTEST, 0},
         /*
-         * A byte lane stuck from pattern word 1: its bits stop changing,
-         * and the 57th stuck word trips the stuck-bit test (the APT's
-         * window opened in the self-test, on another value).  The recovery
-         * self-test meets the bits still stuck and keeps the source
-         * latched.
+         * A byte lane stuck from pattern word 1: the self-test filled bit
+         * block 0, pattern words 0..63 are block 1 (word 0 differs), and
+         * block 2 is all stuck: its last word, the 128th, trips the
+         * stuck-bit test (the APT's window opened in the self-test, on
+         * another value).  The recovery self-test (block 3) meets the bits
+         * still stuck and keeps the source latched.
          */
         {"byte lane stuck at 0x5a", P_STUCK_LANE, RDRAND_R_STUCK_BIT,
-         2 + RDRAND_BIT_RUN_CUTOFF, SELFTEST, 0},
+         3 * RDRAND_BIT_BLOCK - SELFTEST, SELFTEST, 0},
     };
 
     (void)state;
