@@ -32,8 +32,8 @@ static int rdrand_draw_unchecked(unsigned char *out, size_t len,
 /*
  * The tests' scalars are copied into a local for the request and written
  * back at the end: out may alias anything, so tests working through h
- * would reload them after every copy; a local stays in registers, and the
- * tests cost a few dozen instructions a word.
+ * would reload them after every copy; a local can stay in registers.
+ * The history (digests, tags) stays in h.
  */
 static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
                                size_t len, uint64_t *executed)
