@@ -10,6 +10,15 @@
 #include "errors.h"
 #include "hw.h"
 
+/* n <= 8 bytes of word to out: a whole word is one fixed-size store. */
+static inline void rdrand_copy_word(unsigned char *out, uint64_t word, size_t n)
+{
+    if (n == sizeof(word))
+        memcpy(out, &word, sizeof(word));
+    else
+        memcpy(out, &word, n);
+}
+
 static int rdrand_draw_unchecked(unsigned char *out, size_t len,
                                  uint64_t *executed)
 {
@@ -22,7 +31,7 @@ static int rdrand_draw_unchecked(unsigned char *out, size_t len,
         ++*executed;
         if (!rdrand_hw_rdrand64(&word))
             break;
-        memcpy(out + done, &word, n);
+        rdrand_copy_word(out + done, word, n);
         done += n;
     }
     OPENSSL_cleanse(&word, sizeof(word));
@@ -55,7 +64,7 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
             break;
         if (reference)
             continue;
-        memcpy(out + done, &word, n);
+        rdrand_copy_word(out + done, word, n);
         done += n;
     }
     h->s = c; /* the copy holds nothing h does not: no wipe needed */

@@ -44,7 +44,8 @@ struct rdrand_health {
     /* Copied into locals for a request by the draw loop (registers). */
     struct rdrand_health_scalars s;
     uint64_t history[RDRAND_HISTORY_WORDS]; /* digests of the last K words */
-    uint16_t tags[RDRAND_HISTORY_WORDS];    /* their top 16 bits */
+    /* Their top 16 bits, four to a word (host byte order). */
+    uint64_t tags[RDRAND_HISTORY_WORDS / 4];
     int keyed; /* key set (the first self-test of this stream) */
     int warm;  /* a self-test passed into this state */
 };
@@ -103,20 +104,19 @@ static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
     unsigned int hit = 0;
 
     for (int i = 0; i < RDRAND_HISTORY_WORDS / 4; i++) {
-        uint64_t x;
+        uint64_t x = h->tags[i] ^ t;
 
-        memcpy(&x, &h->tags[4 * i], sizeof(x));
-        x ^= t;
-        any |= (x - RDRAND_LANES16(1)) & ~x & RDRAND_LANES16(0x8000);
+        any |= (x - RDRAND_LANES16(1)) & ~x;
     }
-    if (any != 0)
+    if ((any & RDRAND_LANES16(0x8000)) != 0)
         for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
             hit |= d == h->history[i];
     return hit;
 }
 
 /*
- * Every continuous test on one word, without a branch per test: returns
+ * Every continuous test on one word, without a branch per test (one on
+ * the combined result): returns
  * the verdict (0: passed, else RDRAND_FAIL_* bits).  c is h->s or the
  * caller's copy of it: inline, so that the draw loop keeps the scalars in
  * registers (out may alias h; a local copy cannot).  Every test sees
@@ -133,10 +133,11 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     unsigned int prev = (c->history_next - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
     unsigned int repeat = d == h->history[prev];
+    uint16_t tag = (uint16_t)(d >> 48);
 
     /* Short cycle: remember the digest. */
     h->history[c->history_next] = d;
-    h->tags[c->history_next] = (uint16_t)(d >> 48);
+    memcpy((unsigned char *)h->tags + 2 * c->history_next, &tag, 2);
     c->history_next = (c->history_next + 1) % RDRAND_HISTORY_WORDS;
 
     /* Stuck bit: a bit that kept one value through a whole block. */
@@ -162,6 +163,10 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     over &= RDRAND_LANES16(0x8000);
     c->apt_seen = over != 0 ? 0 : (c->apt_seen + 1) % RDRAND_APT_WINDOW;
 
+    /* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is
+     * w == 0 or w == ~0); which tests failed is worked out only then. */
+    if ((stuck | over | cycle | (w + 1 <= 1)) == 0)
+        return 0;
     return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
            | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
            | repeat * RDRAND_FAIL_REPEAT | cycle * RDRAND_FAIL_CYCLE
