@@ -59,6 +59,10 @@ static const OSSL_ITEM rdrand_reasons[] = {
     {RDRAND_R_STUCK_BIT,
      "RDRAND returned 64 words in which one bit position never changed "
      "(stuck-bit test): the CPU's random number generator is not usable"},
+    {RDRAND_R_BIASED_BIT,
+     "RDRAND returned 512 words in which one bit position took one value "
+     "343 times or more (bit proportion test): the CPU's random number "
+     "generator is not usable"},
     {0, NULL}};
 
 const OSSL_ITEM *rdrand_reason_strings(void)

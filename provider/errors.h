@@ -34,6 +34,7 @@ enum rdrand_reason {
     RDRAND_R_INTERNAL,          /* lock creation etc. */
     RDRAND_R_SHORT_CYCLE,       /* a word equal to one of the last K */
     RDRAND_R_STUCK_BIT,         /* a bit position stuck at one value */
+    RDRAND_R_BIASED_BIT,        /* a bit position biased over a window */
     RDRAND_R_MAX
 };
 

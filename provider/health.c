@@ -25,6 +25,13 @@
  *     first whole block after it: at most 2B - 1 = 127 stuck words pass.
  *     (A run-length test per bit would catch it within 57 words, but it
  *     must keep the last word, a delivered one, and costs 4x more.)
+ *   - Bit proportion test: over each APT window (512 words, the reference
+ *     included) every bit position takes each value at most 342 times.
+ *     For one bit of a uniform source P(Bin(512, 1/2) >= 343) =
+ *     5.8e-15 = 2^-47.3 per side, so 128 * 5.8e-15 = 7.4e-13 = 2^-40.3
+ *     per window (64 bits, two sides); 342 would give 2^-39.3.  It catches
+ *     a bit biased to 0.7 in 94 % of windows, to 0.75 or more in all but
+ *     2e-5, at the window's end: at most 2 windows of such output pass.
  *   - Adaptive proportion test per byte lane, W = 512, C = 20: the count
  *     is 1 + Binomial(511, 2^-8) (the reference always counts itself), so
  *     P(count >= 20) = P(Bin(511, 2^-8) >= 19) = 4.77e-13 = 2^-40.93 per
@@ -41,7 +48,8 @@
  * is one of the last K); the repetition is still named as such.  Every
  * test sees every word, even after another test failed on it, so the
  * state always describes the whole stream; the first failing test in the
- * order zero, ones, repeat, cycle, stuck bit, APT names the reason.
+ * order zero, ones, repeat, cycle, stuck bit, APT, bit proportion names
+ * the reason.
  */
 #include "health.h"
 
@@ -64,9 +72,9 @@ void rdrand_health_init(struct rdrand_health *h)
 int rdrand_health_reason(unsigned int verdict)
 {
     static const int reasons[] = {
-        RDRAND_R_STUCK_ZERO,    RDRAND_R_STUCK_ONES,
-        RDRAND_R_REPEATED_WORD, RDRAND_R_SHORT_CYCLE,
-        RDRAND_R_STUCK_BIT,     RDRAND_R_ADAPTIVE_PROPORTION};
+        RDRAND_R_STUCK_ZERO,  RDRAND_R_STUCK_ONES, RDRAND_R_REPEATED_WORD,
+        RDRAND_R_SHORT_CYCLE, RDRAND_R_STUCK_BIT,  RDRAND_R_ADAPTIVE_PROPORTION,
+        RDRAND_R_BIASED_BIT};
 
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
         if (verdict & 1u << i)
@@ -79,6 +87,23 @@ unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
     uint64_t packed = lane % 2 == 0 ? h->s.apt_even : h->s.apt_odd;
 
     return (unsigned int)(packed >> (16 * (lane / 2))) & 0xffff;
+}
+
+/* Once per window: each bit's count, read out of the planes. */
+uint64_t rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES])
+{
+    uint64_t biased = 0;
+
+    for (int bit = 0; bit < 64; bit++) {
+        unsigned int count = 0;
+
+        for (int i = 0; i < RDRAND_BIT_PLANES; i++)
+            count |= (unsigned int)(ones[i] >> bit & 1) << i;
+        if (count >= RDRAND_BIT_CUTOFF
+            || count <= RDRAND_APT_WINDOW - RDRAND_BIT_CUTOFF)
+            biased |= (uint64_t)1 << bit;
+    }
+    return biased;
 }
 
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word)

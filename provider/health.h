@@ -20,6 +20,12 @@
 #define RDRAND_APT_CUTOFF 20
 /* Stuck-bit test: every bit takes both values in each block of this many. */
 #define RDRAND_BIT_BLOCK 64
+/*
+ * Bit proportion test: over each APT window (512 words) every bit takes
+ * each value fewer than this many times.
+ */
+#define RDRAND_BIT_CUTOFF 343
+#define RDRAND_BIT_PLANES 10 /* counts up to 512 */
 /* Startup and recovery self-test: words drawn, all distinct. */
 #define RDRAND_SELFTEST_WORDS 64
 
@@ -35,9 +41,10 @@ struct rdrand_health_scalars {
     uint64_t bits_zero, bits_one; /* bits seen 0, seen 1 in this block */
     uint64_t apt_reference;     /* a word never delivered: 8 lane references */
     uint64_t apt_even, apt_odd; /* lane match counts, 4 x 16 bits each */
-    uint32_t apt_seen;          /* words in the current window, 0: none */
-    uint32_t block_seen;        /* words in the current bit block */
-    uint32_t history_next;      /* next slot of history */
+    uint64_t ones[RDRAND_BIT_PLANES]; /* per-bit counts of 1, bit-sliced */
+    uint32_t apt_seen;                /* words in the current window, 0: none */
+    uint32_t block_seen;              /* words in the current bit block */
+    uint32_t history_next;            /* next slot of history */
 };
 
 struct rdrand_health {
@@ -59,8 +66,15 @@ enum rdrand_health_fail {
     RDRAND_FAIL_REPEAT = 4,
     RDRAND_FAIL_CYCLE = 8,
     RDRAND_FAIL_STUCK_BIT = 16,
-    RDRAND_FAIL_APT = 32
+    RDRAND_FAIL_APT = 32,
+    RDRAND_FAIL_BIASED_BIT = 64
 };
+
+/*
+ * The bit positions whose count of ones (planes: bit i of every count in
+ * plane i) is >= RDRAND_BIT_CUTOFF or <= window - RDRAND_BIT_CUTOFF.
+ */
+uint64_t rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES]);
 
 /* The reason of the first failing test of a non-zero verdict. */
 int rdrand_health_reason(unsigned int verdict);
@@ -128,7 +142,8 @@ static inline unsigned int
 rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
                       uint64_t w)
 {
-    uint64_t d = rdrand_health_digest(c->key, w), end, stuck;
+    uint64_t d = rdrand_health_digest(c->key, w), end, stuck, biased = 0;
+    uint64_t carry = w;
     uint64_t diff, low7, zero, over, open = -(uint64_t)(c->apt_seen == 0);
     unsigned int prev = (c->history_next - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
@@ -161,17 +176,45 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     over = (c->apt_even + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF))
            | (c->apt_odd + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF));
     over &= RDRAND_LANES16(0x8000);
+
+    /*
+     * Bit proportion: count each bit's ones over the window (bit-sliced
+     * counters, reset where a window opens), judged at its natural end.
+     */
+    if (open != 0)
+        memset(c->ones, 0, sizeof(c->ones));
+#define RDRAND_ONES_PLANE(i)                                                   \
+    do {                                                                       \
+        uint64_t next = c->ones[i] & carry;                                    \
+        c->ones[i] ^= carry;                                                   \
+        carry = next;                                                          \
+    } while (0)
+    /* Written out (constant indices) so that the planes stay in registers. */
+    RDRAND_ONES_PLANE(0);
+    RDRAND_ONES_PLANE(1);
+    RDRAND_ONES_PLANE(2);
+    RDRAND_ONES_PLANE(3);
+    RDRAND_ONES_PLANE(4);
+    RDRAND_ONES_PLANE(5);
+    RDRAND_ONES_PLANE(6);
+    RDRAND_ONES_PLANE(7);
+    RDRAND_ONES_PLANE(8);
+    RDRAND_ONES_PLANE(9);
+#undef RDRAND_ONES_PLANE
+    if (c->apt_seen == RDRAND_APT_WINDOW - 1)
+        biased = rdrand_health_biased_bits(c->ones);
     c->apt_seen = over != 0 ? 0 : (c->apt_seen + 1) % RDRAND_APT_WINDOW;
 
     /* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is
      * w == 0 or w == ~0); which tests failed is worked out only then. */
-    if ((stuck | over | cycle | (w + 1 <= 1)) == 0)
+    if ((stuck | over | biased | cycle | (w + 1 <= 1)) == 0)
         return 0;
     return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
            | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
            | repeat * RDRAND_FAIL_REPEAT | cycle * RDRAND_FAIL_CYCLE
            | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
-           | (unsigned int)(over != 0) * RDRAND_FAIL_APT;
+           | (unsigned int)(over != 0) * RDRAND_FAIL_APT
+           | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;
 }
 
 /* The APT count of byte lane 0..7 in the current window (for tests). */

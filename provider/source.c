@@ -46,7 +46,7 @@ static int rdrand_is_health_reason(int reason)
 {
     return reason == RDRAND_R_STUCK_ZERO || reason == RDRAND_R_STUCK_ONES
            || reason == RDRAND_R_REPEATED_WORD || reason == RDRAND_R_SHORT_CYCLE
-           || reason == RDRAND_R_STUCK_BIT
+           || reason == RDRAND_R_STUCK_BIT || reason == RDRAND_R_BIASED_BIT
            || reason == RDRAND_R_ADAPTIVE_PROPORTION
            || reason == RDRAND_R_SELFTEST_FAILED;
 }

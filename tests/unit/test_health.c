@@ -382,6 +382,87 @@ static void test_no_latch_in_health(void **state)
                          RDRAND_R_OK);
 }
 
+/* ---- bit proportion test ---- */
+
+/*
+ * A random word whose bit `bit` is 1 in exactly `ones` of each window's
+ * 512 words, spread out (a long run of one value would trip the
+ * stuck-bit test): word i has it iff (i * ones) mod 512 < ones.
+ */
+static uint64_t rdrand_test_bit_word(uint64_t *s, int bit, size_t i,
+                                     unsigned int ones)
+{
+    uint64_t w = rdrand_test_splitmix(s) & ~((uint64_t)1 << bit);
+
+    if ((i % RDRAND_W) * ones % RDRAND_W < ones)
+        w |= (uint64_t)1 << bit;
+    return w;
+}
+
+/*
+ * Exactly at the cutoffs, in the first window: 342 ones or 170 ones pass,
+ * 343 ones or 169 ones trip at the window's last word, whichever bit.
+ */
+static void test_bit_proportion_cutoffs(void **state)
+{
+    static const struct {
+        unsigned int ones;
+        int trips;
+    } cases[] = {{RDRAND_BIT_CUTOFF - 1, 0},
+                 {RDRAND_BIT_CUTOFF, 1},
+                 {RDRAND_W - RDRAND_BIT_CUTOFF + 1, 0},
+                 {RDRAND_W - RDRAND_BIT_CUTOFF, 1}};
+    uint64_t s = 4711;
+    struct rdrand_health h;
+
+    (void)state;
+    for (int bit = 0; bit < 64; bit += 9) {
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+            size_t i;
+            int reason = RDRAND_R_OK;
+
+            rdrand_health_init(&h);
+            for (i = 0; i < RDRAND_W; i++) {
+                uint64_t w = rdrand_test_bit_word(&s, bit, i, cases[c].ones);
+
+                if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
+                    break;
+            }
+            if (!cases[c].trips) {
+                assert_int_equal(reason, RDRAND_R_OK);
+                continue;
+            }
+            assert_int_equal(reason, RDRAND_R_BIASED_BIT);
+            assert_int_equal(i, RDRAND_W - 1);
+        }
+    }
+}
+
+/*
+ * A bit biased to 7/8 from word 1000 on: caught at the end of the first
+ * whole window of it (the counts start over with every window).
+ */
+static void test_biased_bit_caught(void **state)
+{
+    uint64_t s = 8080;
+    struct rdrand_health h;
+    size_t i;
+    int reason = RDRAND_R_OK;
+
+    (void)state;
+    rdrand_health_init(&h);
+    for (i = 0; i < 4 * RDRAND_W; i++) {
+        uint64_t w = rdrand_test_splitmix(&s), r = rdrand_test_splitmix(&s);
+
+        if (i >= 1000 && (r & 7) != 0)
+            w |= (uint64_t)1 << 40;
+        if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
+            break;
+    }
+    assert_int_equal(reason, RDRAND_R_BIASED_BIT);
+    assert_int_equal(i, 3 * RDRAND_W - 1);
+}
+
 /* ---- adaptive proportion test ---- */
 
 /*
@@ -479,8 +560,10 @@ static void test_apt_window_rollover(void **state)
 
 /*
  * The reference is the first sample, not the most frequent one: lane 6
- * is 0x00 in every even word but word 0, so window 0 (reference word 0)
+ * is 0x00 in every 8th word but word 0, so window 0 (reference word 0)
  * does not trip and window 1 (reference 0x00) trips at its C-th match.
+ * (Every 2nd word would bias lane 6's bits to 0: the bit proportion test
+ * would trip at the end of window 0.)
  */
 static void test_apt_reference_is_first_sample(void **state)
 {
@@ -494,13 +577,13 @@ static void test_apt_reference_is_first_sample(void **state)
     for (i = 0; i < 3 * RDRAND_W; i++) {
         uint64_t w = rdrand_test_avoid(&s, 6, 0x00);
 
-        if (i > 0 && i % 2 == 0)
+        if (i > 0 && i % 8 == 0)
             w = rdrand_test_set_lane(w, 6, 0x00);
         if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
             break;
     }
     assert_int_equal(reason, RDRAND_R_ADAPTIVE_PROPORTION);
-    assert_int_equal(i, (size_t)RDRAND_W + 2 * (RDRAND_C - 1));
+    assert_int_equal(i, (size_t)RDRAND_W + 8 * (RDRAND_C - 1));
 }
 
 /*
@@ -726,6 +809,8 @@ int main(void)
         cmocka_unit_test(test_apt_window_rollover),
         cmocka_unit_test(test_apt_reference_is_first_sample),
         cmocka_unit_test(test_apt_trip_resets_window),
+        cmocka_unit_test(test_bit_proportion_cutoffs),
+        cmocka_unit_test(test_biased_bit_caught),
         cmocka_unit_test(test_selftest_good),
         cmocka_unit_test(test_selftest_too_short),
         cmocka_unit_test(test_selftest_continuous_reasons),

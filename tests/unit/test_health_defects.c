@@ -48,7 +48,7 @@ static uint64_t good_word(uint64_t series, uint64_t i)
     return z ^ (z >> 31);
 }
 
-enum defect_kind { CYCLE, STUCK_BIT, TOP_BITS, CONSTANT, STUCK_LANE };
+enum defect_kind { CYCLE, STUCK_BIT, TOP_BITS, CONSTANT, STUCK_LANE, BIASED };
 
 struct defect {
     const char *name;
@@ -71,6 +71,9 @@ static uint64_t defect_word(const struct defect *d, uint64_t i)
         return w & ~RDRAND_BYTES(0x80);
     case CONSTANT:
         return 0x0123456789abcdefULL;
+    case BIASED: /* bit arg is 1 in 7 words of 8 */
+        return good_word(9, i) & 7 ? w | (uint64_t)1 << d->arg
+                                   : w & ~((uint64_t)1 << d->arg);
     case STUCK_LANE:
         w &= ~((uint64_t)0xff << (8 * d->arg));
         return w | (uint64_t)0x5a << (8 * d->arg);
@@ -299,6 +302,15 @@ static void run_defect(const struct defect *d)
                     printf("| %s | %s | %zu | %zu | %zu |\n", d->name,
                            mode_names[m], onsets[o], m == SEED ? 48 : sizes[z],
                            got);
+                /*
+                 * A biased bit is judged over a 512-word window: a thread
+                 * that lives for one request never fills one, and a load's
+                 * self-test that meets the window's end latches, but the
+                 * request's recovery self-test (64 words) cannot see a
+                 * bias and passes.  No bound there (docs/health-tests.md).
+                 */
+                if (d->kind == BIASED && (m == FRESH_LIBCTX || m == NEW_THREAD))
+                    continue;
                 if (d->bound != (size_t)-1 && got > d->bound)
                     fail_msg("%s, %s, onset %zu, %zu-byte requests: %zu "
                              "defective bytes delivered, bound %zu",
@@ -312,7 +324,9 @@ static void run_defect(const struct defect *d)
 /*
  * The bounds: a cycle of period p <= K delivers at most its first period
  * (p words); a stuck bit at most 2 * 64 - 1 words (the first whole
- * block of it trips at its end); a constant its first word.  A cycle of K + 1
+ * block of it trips at its end); a biased bit at most 2 * 512 - 1 words
+ * (the first whole window of it trips at its end); a constant its first
+ * word.  A cycle of K + 1
  * is no short cycle: a self-test (a fresh library context, a new thread)
  * catches it, and the APT does when two of its words share a byte in one lane;
  * no bound.
@@ -335,6 +349,7 @@ static const struct defect defects[] = {
      (2 * RDRAND_BIT_BLOCK - 1) * 8},
     {"byte lane 3 stuck at 0x5a", STUCK_LANE, 3, 0,
      (2 * RDRAND_BIT_BLOCK - 1) * 8},
+    {"bit 40 biased to 7/8", BIASED, 40, 0, (2 * RDRAND_APT_WINDOW - 1) * 8},
 };
 
 static void test_defect_table(void **state)
