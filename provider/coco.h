@@ -5,13 +5,24 @@
  * rdrand_coco_gather() takes a snapshot of every signal through the hw
  * seam; rdrand_coco_detect() is a pure function of that snapshot, so the
  * tests can feed it every platform and every contradiction.
- * Rule: any positive or conflicting signal means CoCo, and so does a
- * kernel input we could not read or whose filesystem is not mounted
- * (unknown-cvm, "unreadable:PATH" or "unmounted:/sys"): only a clean
- * ENOENT under a mounted /sys, or a /proc/cpuinfo read whole, says "no".
- * The one exception is the SEV_STATUS MSR, unreadable without privilege
- * on every machine: reading it is a bonus, failing to read it says
- * nothing.  docs/coco.md argues each signal.
+ * Rule: any positive or conflicting signal means CoCo.  What we could not
+ * see means CoCo only where it hides the one carrier of a signal that
+ * nothing readable covers, because a CoCo verdict is not free (every
+ * later fault latches for the life of the process):
+ *  - no CPUID (not x86): "none"; there is no x86 guest and no RDRAND.
+ *  - /sys/devices/platform not a readable directory of the kernel's sysfs
+ *    (missing, a tmpfs or sandbox stand-in: "unmounted:/sys/devices/
+ *    platform"; statfs failing: "unreadable:/sys/devices/platform"), or
+ *    /sys/devices/platform/sev-guest not stat-able under it
+ *    ("unreadable:/sys/devices/platform/sev-guest"): unknown-cvm.  The
+ *    kernel registers that device in every SNP guest, and the host can
+ *    hide SNP's CPUID bit and a sandbox its /dev nodes.
+ *  - Nothing else unseen votes: /proc/cpuinfo (tdx_guest follows leaf
+ *    0x21, which the TDX module answers), /dev/tdx_guest, /dev/sev-guest,
+ *    /sys/devices/system/cpu/sev and configfs-tsm (each covered by leaf
+ *    0x21 or the sev-guest device), and the SEV_STATUS MSR (unreadable
+ *    without privilege on every machine).
+ * docs/coco.md argues each signal, in the same terms.
  */
 #ifndef RDRAND_COCO_H
 #define RDRAND_COCO_H
@@ -37,6 +48,9 @@ enum rdrand_coco_platform {
 #define RDRAND_SIGNAL_PRESENT 1
 #define RDRAND_SIGNAL_UNKNOWN (-1)
 
+/* statfs f_type of the kernel's sysfs (SYSFS_MAGIC in linux/magic.h). */
+#define RDRAND_SYSFS_MAGIC UINT64_C(0x62656572)
+
 struct rdrand_coco_inputs {
     /*
      * CPUID; a leaf beyond the reported maximum is left zeroed, except
@@ -48,14 +62,15 @@ struct rdrand_coco_inputs {
     struct rdrand_cpuid ext0, ext1f;   /* 0x80000000, ..1F */
     struct rdrand_cpuid hv0, hv3, hvc; /* 0x400000{00,03,0C} */
     /*
-     * The kernel's view (RDRAND_SIGNAL_*).  cpuinfo: PRESENT when the
-     * first flags line was read whole, ABSENT when /proc/cpuinfo does not
-     * exist (no /proc), UNKNOWN otherwise; cpuinfo_tdx_guest is 1 when
-     * the word "tdx_guest" was seen on it, even on a line cut short.
+     * The kernel's view (RDRAND_SIGNAL_*).  cpuinfo_tdx_guest is 1 when
+     * the word "tdx_guest" was seen whole (ended by a blank or a newline)
+     * on the first flags line of /proc/cpuinfo.  sysfs_platform is
+     * rdrand_hw_fs_type's answer for /sys/devices/platform and
+     * sysfs_platform_magic the filesystem's type when it is PRESENT.
      */
-    int cpuinfo;
     int cpuinfo_tdx_guest;
-    int sysfs;           /* /sys/devices: ABSENT = sysfs not mounted */
+    int sysfs_platform;
+    uint64_t sysfs_platform_magic;
     int sysfs_sev_guest; /* /sys/devices/platform/sev-guest */
     int dev_sev_guest;   /* /dev/sev-guest */
     int dev_tdx_guest;   /* /dev/tdx_guest */

@@ -6,7 +6,6 @@
 #define COCO_HV_BIT (UINT32_C(1) << 31)       /* leaf 1 ECX */
 #define COCO_SEV_BIT (UINT32_C(1) << 1)       /* 0x8000001F EAX */
 #define COCO_HV_ISOLATION (UINT32_C(1) << 22) /* 0x40000003 EBX */
-#define COCO_HV_ROOT (UINT32_C(1) << 12)      /* 0x40000003 EBX */
 #define COCO_HV_ISOLATION_TYPE UINT32_C(0xF)  /* 0x4000000C EBX */
 #define COCO_HV_MIN_MAX UINT32_C(0x40000005)
 #define COCO_HV_MAX_MAX UINT32_C(0x4000FFFF)
@@ -15,6 +14,7 @@
 #define COCO_MSR_SEV_STATUS 0xC0010131u
 #define COCO_CPUINFO_PATH "/proc/cpuinfo"
 #define COCO_CPUINFO_MAX (64 * 1024)
+#define COCO_SYSFS_PLATFORM "/sys/devices/platform"
 #define COCO_TDX_FLAG "tdx_guest"
 
 /* ---------------------------------------------------------------------- */
@@ -108,10 +108,18 @@ static void coco_scan_byte(struct coco_flags_scan *s, char c)
     }
 }
 
+/*
+ * Only a word ended by a blank or a newline counts: a read cut short by
+ * an error, by EOF (the kernel ends every line with \n) or by the limit
+ * may have stopped inside "tdx_guestx".  Reads are 4 KiB so that the
+ * first, at offset 0, holds the first flags line on real machines: a
+ * FUSE /proc (lxcfs, direct_io) answers a fresh handle at an offset
+ * other than 0 with EOF.
+ */
 static void coco_gather_cpuinfo(struct rdrand_coco_inputs *in)
 {
     struct coco_flags_scan s = {.state = SCAN_KEY};
-    char buf[1024];
+    char buf[4096];
     size_t total = 0;
 
     while (total < COCO_CPUINFO_MAX && s.state != SCAN_DONE) {
@@ -121,29 +129,13 @@ static void coco_gather_cpuinfo(struct rdrand_coco_inputs *in)
         if (want > sizeof(buf))
             want = sizeof(buf);
         n = rdrand_hw_read_file(COCO_CPUINFO_PATH, buf, want, (off_t)total);
-        if (n < 0 || (size_t)n > want)
+        if (n <= 0 || (size_t)n > want)
             break;
-        if (n == 0) {
-            /* A flags line without a final newline still ends here. */
-            if (s.state == SCAN_FLAGS) {
-                coco_end_word(&s);
-                s.state = SCAN_DONE;
-            }
-            break;
-        }
         for (ssize_t i = 0; i < n && s.state != SCAN_DONE; i++)
             coco_scan_byte(&s, buf[i]);
         total += (size_t)n;
     }
     in->cpuinfo_tdx_guest = s.found;
-    if (s.state == SCAN_DONE)
-        in->cpuinfo = RDRAND_SIGNAL_PRESENT;
-    else if (total == 0
-             && coco_signal(rdrand_hw_path_exists(COCO_CPUINFO_PATH))
-                    == RDRAND_SIGNAL_ABSENT)
-        in->cpuinfo = RDRAND_SIGNAL_ABSENT; /* no /proc in this namespace */
-    else /* unreadable, no flags line, or one cut off by an error or limit */
-        in->cpuinfo = RDRAND_SIGNAL_UNKNOWN;
 }
 
 static void coco_read_sev_status(struct rdrand_coco_inputs *in)
@@ -197,7 +189,8 @@ void rdrand_coco_gather(struct rdrand_coco_inputs *in)
     memset(in, 0, sizeof(*in));
     coco_gather_cpuid(in);
     coco_gather_cpuinfo(in);
-    in->sysfs = coco_signal(rdrand_hw_path_exists("/sys/devices"));
+    in->sysfs_platform = coco_signal(
+        rdrand_hw_fs_type(COCO_SYSFS_PLATFORM, &in->sysfs_platform_magic));
     in->sysfs_sev_guest =
         coco_signal(rdrand_hw_path_exists("/sys/devices/platform/sev-guest"));
     in->dev_sev_guest = coco_signal(rdrand_hw_path_exists("/dev/sev-guest"));
@@ -225,8 +218,6 @@ static int coco_cpuid_tdx(const struct rdrand_coco_inputs *in)
 {
     char sig[12];
 
-    if (!in->have_cpuid)
-        return 0;
     coco_sig(sig, in->leaf21.ebx, in->leaf21.edx, in->leaf21.ecx);
     return memcmp(sig, "IntelTDX    ", 12) == 0;
 }
@@ -238,8 +229,8 @@ static int coco_cpuid_tdx(const struct rdrand_coco_inputs *in)
  */
 static int coco_cpuid_sev(const struct rdrand_coco_inputs *in)
 {
-    return in->have_cpuid && (in->leaf1.ecx & COCO_HV_BIT)
-           && in->ext0.eax >= 0x8000001F && (in->ext1f.eax & COCO_SEV_BIT);
+    return (in->leaf1.ecx & COCO_HV_BIT) && in->ext0.eax >= 0x8000001F
+           && (in->ext1f.eax & COCO_SEV_BIT);
 }
 
 static enum rdrand_coco_platform
@@ -248,12 +239,17 @@ coco_hyperv(const struct rdrand_coco_inputs *in, const char **signal)
     char sig[12];
 
     *signal = "cpuid:0x4000000c";
-    if (!in->have_cpuid || !(in->leaf1.ecx & COCO_HV_BIT)
-        || in->hv0.eax < COCO_HV_MIN_MAX || in->hv0.eax > COCO_HV_MAX_MAX)
+    if (!(in->leaf1.ecx & COCO_HV_BIT) || in->hv0.eax < COCO_HV_MIN_MAX
+        || in->hv0.eax > COCO_HV_MAX_MAX)
         return RDRAND_COCO_NONE;
     coco_sig(sig, in->hv0.ebx, in->hv0.ecx, in->hv0.edx);
+    /*
+     * The root-partition bit is no veto: as Linux does
+     * (hv_identify_partition_type), isolation wins, since a malicious
+     * Hyper-V could set it to switch a confidential guest's checks off.
+     */
     if (memcmp(sig, "Microsoft Hv", 12) != 0
-        || !(in->hv3.ebx & COCO_HV_ISOLATION) || (in->hv3.ebx & COCO_HV_ROOT))
+        || !(in->hv3.ebx & COCO_HV_ISOLATION))
         return RDRAND_COCO_NONE;
     /* Isolated, of a kind stated beyond the maximum: still isolated. */
     if (in->hv0.eax < 0x4000000C) {
@@ -328,7 +324,6 @@ static int coco_specificity(enum rdrand_coco_platform p)
 struct coco_tally {
     unsigned families;
     int voted;
-    const char *unseen; /* the first kernel input we could not see */
     struct rdrand_coco_result best;
 };
 
@@ -346,24 +341,28 @@ static void coco_vote(struct coco_tally *t, enum rdrand_coco_platform p,
     t->voted = 1;
 }
 
-/* if_absent: NULL where ENOENT is a plain "no". */
-static void coco_unseen(struct coco_tally *t, int state, const char *if_absent,
-                        const char *if_unknown)
-{
-    if (t->unseen == NULL)
-        t->unseen = state == RDRAND_SIGNAL_ABSENT    ? if_absent
-                    : state == RDRAND_SIGNAL_UNKNOWN ? if_unknown
-                                                     : NULL;
-}
-
-static void coco_kernel_vote(struct coco_tally *t, int state,
-                             enum rdrand_coco_platform p, const char *signal,
-                             const char *unreadable)
+static void coco_file_vote(struct coco_tally *t, int state,
+                           enum rdrand_coco_platform p, const char *signal)
 {
     if (state == RDRAND_SIGNAL_PRESENT)
         coco_vote(t, p, signal);
-    else
-        coco_unseen(t, state, NULL, unreadable);
+}
+
+/*
+ * The one thing unseen that votes: the kernel's sysfs view of the
+ * platform bus, where every SNP guest kernel registers "sev-guest".
+ * Only a real sysfs there whose ENOENT we read says "no SNP".
+ */
+static const char *coco_sysfs_unseen(const struct rdrand_coco_inputs *in)
+{
+    if (in->sysfs_platform == RDRAND_SIGNAL_UNKNOWN)
+        return "unreadable:" COCO_SYSFS_PLATFORM;
+    if (in->sysfs_platform != RDRAND_SIGNAL_PRESENT
+        || in->sysfs_platform_magic != RDRAND_SYSFS_MAGIC)
+        return "unmounted:" COCO_SYSFS_PLATFORM; /* missing, or a stand-in */
+    if (in->sysfs_sev_guest == RDRAND_SIGNAL_UNKNOWN)
+        return "unreadable:" COCO_SYSFS_PLATFORM "/sev-guest";
+    return NULL;
 }
 
 void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
@@ -371,40 +370,42 @@ void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
 {
     struct coco_tally t = {0};
     enum rdrand_coco_platform hv;
-    const char *hv_signal;
+    const char *hv_signal, *unseen;
 
     /*
      * Missing a confidential guest is the costly mistake: it would skip
      * the RDRAND check exactly where the host is the adversary.  Calling
-     * an ordinary VM confidential only costs that check (four RDRANDs).
-     * So every positive input votes for CoCo and none can veto another;
+     * an ordinary VM confidential costs that check (four RDRANDs) and
+     * makes every later fault latch for the life of the process.  So
+     * every positive input votes for CoCo and none can veto another;
      * inputs that name different hardware still mean CoCo, of an unknown
-     * kind.  What we could not see is no "no" either: a kernel file we
-     * could not stat or read (EACCES, an LSM rule, a sandbox), a
-     * /proc/cpuinfo without a whole flags line, or no /proc or /sys at
-     * all votes unknown-cvm, naming the first such input; only a clean
-     * ENOENT under a mounted /sys (or /dev) is "absent".  Among agreeing
+     * kind.  What we could not see votes unknown-cvm only where it hides
+     * the sole carrier of a signal nothing readable covers: the sysfs
+     * platform bus and its sev-guest device (coco_sysfs_unseen; SNP's
+     * CPUID bit is the host's to clear, and /dev is the sandbox's).  A
+     * hidden /proc/cpuinfo adds nothing to leaf 0x21, which the TDX
+     * module answers; /dev nodes, configfs-tsm and cpu/sev add nothing
+     * to leaf 0x21 and the sev-guest device.  Without CPUID this is no
+     * x86 machine: no x86 guest, and no RDRAND to check.  Among agreeing
      * votes the most specific name wins, the stronger input on a tie:
      * the kernel's view, then SEV_STATUS, which the host cannot
      * intercept, then CPUID, of which only leaf 0x21 is out of its
      * reach, then what we could not see.
      */
+    if (!in->have_cpuid) {
+        out->platform = RDRAND_COCO_NONE;
+        out->signal = "none";
+        return;
+    }
     if (in->cpuinfo_tdx_guest)
         coco_vote(&t, RDRAND_COCO_TDX, "cpuinfo:tdx_guest");
-    coco_unseen(&t, in->cpuinfo, "unmounted:/proc", "unreadable:/proc/cpuinfo");
-    coco_kernel_vote(&t, in->dev_tdx_guest, RDRAND_COCO_TDX, "dev:tdx_guest",
-                     "unreadable:/dev/tdx_guest");
-    coco_unseen(&t, in->sysfs, "unmounted:/sys", "unreadable:/sys/devices");
-    coco_kernel_vote(&t, in->sysfs_sev_guest, RDRAND_COCO_SEV_SNP,
-                     "sysfs:sev-guest",
-                     "unreadable:/sys/devices/platform/sev-guest");
-    coco_kernel_vote(&t, in->dev_sev_guest, RDRAND_COCO_SEV_SNP,
-                     "dev:sev-guest", "unreadable:/dev/sev-guest");
-    coco_kernel_vote(&t, in->sysfs_cpu_sev, RDRAND_COCO_SEV_SNP,
-                     "sysfs:cpu/sev", "unreadable:/sys/devices/system/cpu/sev");
-    coco_kernel_vote(&t, in->configfs_tsm, RDRAND_COCO_UNKNOWN_CVM,
-                     "configfs:tsm",
-                     "unreadable:/sys/kernel/config/tsm/report");
+    coco_file_vote(&t, in->dev_tdx_guest, RDRAND_COCO_TDX, "dev:tdx_guest");
+    coco_file_vote(&t, in->sysfs_sev_guest, RDRAND_COCO_SEV_SNP,
+                   "sysfs:sev-guest");
+    coco_file_vote(&t, in->dev_sev_guest, RDRAND_COCO_SEV_SNP, "dev:sev-guest");
+    coco_file_vote(&t, in->sysfs_cpu_sev, RDRAND_COCO_SEV_SNP, "sysfs:cpu/sev");
+    coco_file_vote(&t, in->configfs_tsm, RDRAND_COCO_UNKNOWN_CVM,
+                   "configfs:tsm");
     coco_vote(&t, coco_msr(in), "msr:sev_status");
     coco_vote(&t, coco_cpuid_tdx(in) ? RDRAND_COCO_TDX : RDRAND_COCO_NONE,
               "cpuid:0x21");
@@ -412,8 +413,8 @@ void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
               "cpuid:0x8000001f");
     hv = coco_hyperv(in, &hv_signal);
     coco_vote(&t, hv, hv_signal);
-    coco_vote(&t, t.unseen ? RDRAND_COCO_UNKNOWN_CVM : RDRAND_COCO_NONE,
-              t.unseen);
+    unseen = coco_sysfs_unseen(in);
+    coco_vote(&t, unseen ? RDRAND_COCO_UNKNOWN_CVM : RDRAND_COCO_NONE, unseen);
 
     if (t.families == (COCO_FAMILY_TDX | COCO_FAMILY_SEV)) {
         out->platform = RDRAND_COCO_UNKNOWN_CVM;

@@ -4,7 +4,7 @@
  *
  * Everything the provider learns about the machine (CPUID, the RDRAND
  * instruction, the kernel's files for confidential-computing detection)
- * comes through these five functions.  provider/hw_x86.c implements them
+ * comes through these six functions.  provider/hw_x86.c implements them
  * with the real instructions and system calls and is linked only into
  * rdrand.so; tests/sim/hw_sim.c implements them as a simulated CPU and is
  * linked only into test binaries and tests/rdrand-sim.so.  Nothing else in
@@ -33,6 +33,12 @@ int rdrand_hw_rdrand64(uint64_t *out);
 
 /* 1: the path exists, 0: it does not (ENOENT/ENOTDIR), -1: cannot tell. */
 int rdrand_hw_path_exists(const char *path);
+
+/*
+ * The type (statfs f_type) of the filesystem path lives on, in *type.
+ * 1: read, 0: no such path (ENOENT/ENOTDIR), -1: cannot tell.
+ */
+int rdrand_hw_fs_type(const char *path, uint64_t *type);
 
 /*
  * Read up to len bytes at offset from path (pread semantics).

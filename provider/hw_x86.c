@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -49,10 +50,22 @@ int rdrand_hw_path_exists(const char *path)
     return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 }
 
+int rdrand_hw_fs_type(const char *path, uint64_t *type)
+{
+    struct statfs st;
+
+    if (statfs(path, &st) == 0) {
+        *type = (uint64_t)(unsigned long)st.f_type;
+        return 1;
+    }
+    return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+}
+
 ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
                             off_t offset)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO bound over a kernel file must not hang a load. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     ssize_t n;
 
     if (fd < 0)

@@ -289,6 +289,14 @@ int rdrand_hw_path_exists(const char *path)
     return strcmp(path, "/proc/cpuinfo") == 0 ? 1 : 0;
 }
 
+int rdrand_hw_fs_type(const char *path, uint64_t *type)
+{
+    int answer;
+
+    sim_init();
+    return (answer = rdrand_sim_coco_fs_type(path, type)) != -2 ? answer : 0;
+}
+
 ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
                             off_t offset)
 {

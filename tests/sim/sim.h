@@ -45,6 +45,8 @@ int rdrand_sim_coco_cpuid(uint32_t leaf, uint32_t subleaf,
                           struct rdrand_cpuid *out);
 /* The platform's answer as rdrand_hw_path_exists, or -2: not its concern. */
 int rdrand_sim_coco_path_exists(const char *path);
+/* As rdrand_hw_fs_type, or -2: not its concern. */
+int rdrand_sim_coco_fs_type(const char *path, uint64_t *type);
 /* As rdrand_hw_read_file, or -2: not its concern. */
 ssize_t rdrand_sim_coco_read_file(const char *path, void *buf, size_t len,
                                   off_t offset);

@@ -34,6 +34,7 @@
 #define SNP_EAX (SEV_BIT | SEV_ES_BIT | SEV_SNP_BIT)
 #define HV_ISOLATION (UINT32_C(1) << 22)
 #define HV_PARAVISOR UINT32_C(1)
+#define HV_ROOT (UINT32_C(1) << 12)
 
 #define ANY_SUBLEAF (-1L)
 /* The base sim's maxima (tests/sim/hw_sim.c). */
@@ -42,6 +43,11 @@
 #define SEV_STATUS_MSR 0xC0010131u
 #define MSR_PATH "/dev/cpu/0/msr"
 #define CPUINFO_PATH "/proc/cpuinfo"
+/* statfs f_type values (linux/magic.h) */
+#define SYSFS_MAGIC UINT64_C(0x62656572)
+#define CONFIGFS_MAGIC UINT64_C(0x62656570)
+#define PROC_MAGIC UINT64_C(0x9fa0)
+#define TMPFS_MAGIC UINT64_C(0x01021994)
 
 struct sim_leaf {
     uint32_t leaf;
@@ -55,6 +61,8 @@ struct sim_coco_platform {
     size_t nleaves;
     const char *const *paths;      /* present, NULL-terminated; may be NULL */
     const char *const *unreadable; /* stat fails with EACCES; may be NULL */
+    const char *const *missing;    /* hidden: ENOENT, even base paths */
+    const char *standin;           /* a tmpfs mounted over this directory */
     const char *cpuinfo;           /* NULL: the base sim's */
     int masked;    /* a container: /sys, /dev, /proc/cpuinfo unreadable */
     int unmounted; /* a chroot: no /sys, no /proc (ENOENT), no guest nodes */
@@ -167,6 +175,23 @@ static const struct sim_leaf hyperv_short_leaves[] = {
     {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 2, 0, 0}},
 };
 
+/* Hyper-V reports the root partition too; isolation wins, as in Linux. */
+static const struct sim_leaf hyperv_root_isolated_leaves[] = {
+    {0x00000000, ANY_SUBLEAF, {0x10, AMD}},
+    {0x80000000, ANY_SUBLEAF, {0x80000021, AMD}},
+    {0x8000001F, ANY_SUBLEAF, {0, 0, 0, 0}},
+    {0x40000000, ANY_SUBLEAF, {0x4000000C, MSHV}},
+    {0x40000003, ANY_SUBLEAF, {0, HV_ISOLATION | HV_ROOT, 0, 0}},
+    {0x4000000C, ANY_SUBLEAF, {HV_PARAVISOR, 2, 0, 0}},
+};
+
+/* An SNP guest whose host clears 0x8000001F bit 1, as Azure does. */
+static const struct sim_leaf snp_leaf_cleared_leaves[] = {
+    {0x00000000, ANY_SUBLEAF, {0x10, AMD}},
+    {0x80000000, ANY_SUBLEAF, {0x80000021, AMD}},
+    {0x8000001F, ANY_SUBLEAF, {0, 0, 0, 0}},
+};
+
 /* Hyper-V SNP leaves, but without the hypervisor bit they are not ours. */
 static const struct sim_leaf hv_bit_clear_leaves[] = {
     {0x00000001, ANY_SUBLEAF, {0x000806F8, 0x00800800, 0x7FFAFBFF, 0xBFEBFBFF}},
@@ -197,6 +222,29 @@ static const char *const tsm_paths[] = {
 /* configfs behind an LSM rule: stat answers EACCES. */
 static const char *const configfs_paths[] = {
     "/sys/kernel/config",
+    NULL,
+};
+
+/* A confined domain that may not look up the SNP device. */
+static const char *const sev_guest_node[] = {
+    "/sys/devices/platform/sev-guest",
+    NULL,
+};
+
+static const char *const dev_dir[] = {
+    "/dev",
+    NULL,
+};
+
+/* systemd ProcSubset=pid: /proc holds only processes. */
+static const char *const cpuinfo_path[] = {
+    CPUINFO_PATH,
+    NULL,
+};
+
+/* gVisor's synthetic sysfs has no platform bus. */
+static const char *const platform_dir[] = {
+    "/sys/devices/platform",
     NULL,
 };
 
@@ -271,6 +319,11 @@ static const char epyc_host_cpuinfo[] =
     "svm sme sev sev_es sev_snp\n"
     "\n";
 
+/* A flags line cut off by EOF (a truncated copy bound over cpuinfo). */
+static const char cut_cpuinfo[] = "processor\t: 0\n"
+                                  "vendor_id\t: GenuineIntel\n"
+                                  "flags\t\t: fpu rdrand hypervisor tdx_guest";
+
 /* Near misses only: wrong key, longer words, a later processor. */
 static const char lookalike_cpuinfo[] =
     "processor\t: 0\n"
@@ -326,6 +379,19 @@ static const struct sim_coco_platform sim_coco_platforms[] = {
     {.name = "masked", .masked = 1},
     {.name = "unmounted", .unmounted = 1},
     {.name = "conflict-tdx-sev", LEAVES(tdx_leaves), .paths = sev_guest_paths},
+    {.name = "hyperv-root-isolated", LEAVES(hyperv_root_isolated_leaves)},
+    {.name = "proc-subset-pid", .missing = cpuinfo_path},
+    {.name = "cpuinfo-cut", LEAVES(intel_vm_leaves), .cpuinfo = cut_cpuinfo},
+    {.name = "dev-unreadable", .unreadable = dev_dir},
+    {.name = "snp-sysfs-standin",
+     LEAVES(snp_leaf_cleared_leaves),
+     .standin = "/sys/devices/platform"},
+    {.name = "snp-no-platform",
+     LEAVES(snp_leaf_cleared_leaves),
+     .missing = platform_dir},
+    {.name = "snp-sev-guest-unreadable",
+     LEAVES(snp_leaf_cleared_leaves),
+     .unreadable = sev_guest_node},
 };
 
 /* Keep in the order of sim_coco_platforms; the unit test checks both. */
@@ -334,7 +400,9 @@ static const char sim_coco_names[] =
     "sev-leaf-hidden, epyc-host, tdx, tdx-masked, tdx-leaf-hidden, "
     "tdx-lookalike, intel-vm, hyperv-snp, hyperv-tdx, hyperv-vbs, hyperv-vm, "
     "hyperv-short-max, hv-bit-clear, tsm-only, tsm-unreadable, masked, "
-    "unmounted, conflict-tdx-sev";
+    "unmounted, conflict-tdx-sev, hyperv-root-isolated, proc-subset-pid, "
+    "cpuinfo-cut, dev-unreadable, snp-sysfs-standin, snp-no-platform, "
+    "snp-sev-guest-unreadable";
 
 /* Set only by rdrand_sim_coco_select, while tests are single-threaded. */
 static const struct sim_coco_platform *sim_coco_selected =
@@ -438,8 +506,13 @@ int rdrand_sim_coco_path_exists(const char *path)
     if (p->unmounted
         && (sim_coco_under(path, "/sys") || sim_coco_under(path, "/proc")))
         return 0;
+    if (sim_coco_listed(path, p->missing))
+        return 0;
     if (sim_coco_listed(path, p->unreadable))
         return -1;
+    /* A fresh tmpfs holds nothing, but is there itself. */
+    if (p->standin != NULL && sim_coco_under(path, p->standin))
+        return sim_coco_under(p->standin, path) ? 1 : 0;
     if (sim_coco_listed(path, p->paths))
         return 1;
     /* Those paths and the directories above them, nothing below. */
@@ -448,6 +521,26 @@ int rdrand_sim_coco_path_exists(const char *path)
             return 1;
     }
     return -2;
+}
+
+int rdrand_sim_coco_fs_type(const char *path, uint64_t *type)
+{
+    const struct sim_coco_platform *p = sim_coco_selected;
+    int exists = rdrand_sim_coco_path_exists(path);
+
+    if (exists != 1)
+        return exists;
+    if (p->standin != NULL && sim_coco_under(path, p->standin))
+        *type = TMPFS_MAGIC;
+    else if (sim_coco_under(path, "/sys/kernel/config"))
+        *type = CONFIGFS_MAGIC;
+    else if (sim_coco_under(path, "/sys"))
+        *type = SYSFS_MAGIC;
+    else if (sim_coco_under(path, "/proc"))
+        *type = PROC_MAGIC;
+    else
+        *type = TMPFS_MAGIC; /* /dev */
+    return 1;
 }
 
 static ssize_t sim_coco_pread(const void *data, size_t size, void *buf,
@@ -469,7 +562,7 @@ ssize_t rdrand_sim_coco_read_file(const char *path, void *buf, size_t len,
     const struct sim_coco_platform *p = sim_coco_selected;
 
     if (strcmp(path, CPUINFO_PATH) == 0) {
-        if (p->masked || p->unmounted)
+        if (p->masked || p->unmounted || sim_coco_listed(path, p->missing))
             return -1;
         if (p->cpuinfo == NULL)
             return -2;

@@ -25,6 +25,7 @@
 #define HV_BIT (UINT32_C(1) << 31)
 #define RDRAND_BIT (UINT32_C(1) << 30)
 #define CPUINFO_LIMIT (64 * 1024)
+#define TMPFS_MAGIC UINT64_C(0x01021994)
 
 /* ---------------------------------------------------------------------- */
 /* A stand-in for provider/hw.h: the sim's platform over a KVM guest      */
@@ -50,6 +51,7 @@ static struct {
     int hv_bit;
     unsigned violations; /* CPUID leaves read that were not announced */
     size_t cpuinfo_reach;
+    int eof_past_zero; /* cpuinfo reads at an offset other than 0 see EOF */
     /* Knobs. */
     int no_cpuid;
     size_t chunk;        /* 0: whole reads; else at most this per read */
@@ -149,6 +151,13 @@ int rdrand_hw_path_exists(const char *path)
     return r == -2 ? 0 : r;
 }
 
+int rdrand_hw_fs_type(const char *path, uint64_t *type)
+{
+    int r = rdrand_sim_coco_fs_type(path, type);
+
+    return r == -2 ? 0 : r;
+}
+
 static ssize_t fake_pread(const char *data, size_t size, void *buf, size_t len,
                           off_t offset)
 {
@@ -176,6 +185,8 @@ ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
         fake.cpuinfo_reads++;
         if (fake.chunk != 0 && len > fake.chunk)
             len = fake.chunk;
+        if (fake.eof_past_zero && offset != 0)
+            return 0;
     }
     if (strcmp(path, "/dev/cpu/0/msr") == 0 && fake.msr_result != 0)
         return fake.msr_result;
@@ -214,8 +225,8 @@ enum {
     S_HV_MAX_LOW = 1u << 17,   /* hv0.eax 0x40000004 */
     S_HV_MAX_HIGH = 1u << 18,  /* hv0.eax 0x40010000 */
     S_HV_MAX_SHORT = 1u << 19, /* hv0.eax 0x4000000A: 0x4000000C unread */
-    S_NO_PROC = 1u << 20,      /* /proc/cpuinfo does not exist */
-    S_NO_SYS = 1u << 21,       /* /sys/devices does not exist */
+    S_STANDIN = 1u << 20,      /* a tmpfs over /sys/devices/platform */
+    S_NO_SYS = 1u << 21,       /* /sys/devices/platform does not exist */
 };
 
 #define HV_NONE (-1)
@@ -244,15 +255,18 @@ static void build_inputs(unsigned s, int hv_type, int64_t msr,
                          struct rdrand_coco_inputs *in)
 {
     memset(in, 0, sizeof(*in));
-    /* /proc/cpuinfo read whole, or unreadable, or not there at all. */
-    in->cpuinfo =
-        (s & S_MASKED) ? RDRAND_SIGNAL_UNKNOWN : RDRAND_SIGNAL_PRESENT;
-    if (s & S_NO_PROC)
-        in->cpuinfo = RDRAND_SIGNAL_ABSENT;
     in->cpuinfo_tdx_guest = (s & S_TDX_FLAG) != 0;
-    in->sysfs = (s & S_MASKED) ? RDRAND_SIGNAL_UNKNOWN : RDRAND_SIGNAL_PRESENT;
-    if (s & S_NO_SYS)
-        in->sysfs = RDRAND_SIGNAL_ABSENT;
+    /* The sysfs platform bus: real, unreadable, missing or a stand-in. */
+    in->sysfs_platform =
+        (s & S_MASKED) ? RDRAND_SIGNAL_UNKNOWN : RDRAND_SIGNAL_PRESENT;
+    if (in->sysfs_platform == RDRAND_SIGNAL_PRESENT)
+        in->sysfs_platform_magic = RDRAND_SYSFS_MAGIC;
+    if (s & S_STANDIN)
+        in->sysfs_platform_magic = TMPFS_MAGIC;
+    if (s & S_NO_SYS) {
+        in->sysfs_platform = RDRAND_SIGNAL_ABSENT;
+        in->sysfs_platform_magic = 0;
+    }
     kernel_file(&in->dev_tdx_guest, s, S_DEV_TDX);
     kernel_file(&in->sysfs_sev_guest, s, S_SYSFS_SEV);
     kernel_file(&in->dev_sev_guest, s, S_DEV_SEV);
@@ -324,8 +338,9 @@ static void build_inputs(unsigned s, int hv_type, int64_t msr,
 #define HV_LEAF "cpuid:0x4000000c"
 #define SEV_LEAF "cpuid:0x8000001f"
 #define MSR "msr:sev_status"
-#define CPUINFO_UNREADABLE "unreadable:/proc/cpuinfo"
-#define TSM_UNREADABLE "unreadable:/sys/kernel/config/tsm/report"
+#define PLATFORM_UNREADABLE "unreadable:/sys/devices/platform"
+#define PLATFORM_UNMOUNTED "unmounted:/sys/devices/platform"
+#define SEV_GUEST_UNREADABLE "unreadable:/sys/devices/platform/sev-guest"
 
 static const struct detect_case detect_cases[] = {
     /* Nothing positive. */
@@ -333,21 +348,30 @@ static const struct detect_case detect_cases[] = {
     {"no-cpuid", S_NO_CPUID, HV_NONE, MSR_NONE, COCO_NONE, "none"},
     {"no-cpuid-stale-leaves", S_NO_CPUID | S_CPUID_TDX | S_CPUID_SEV, HV_NONE,
      MSR_NONE, COCO_NONE, "none"},
+    /* No CPUID, no x86: nothing unseen or even seen names an x86 guest. */
+    {"no-cpuid-masked", S_NO_CPUID | S_MASKED, HV_NONE, MSR_NONE, COCO_NONE,
+     "none"},
+    {"no-cpuid-no-sys", S_NO_CPUID | S_NO_SYS, HV_NONE, MSR_NONE, COCO_NONE,
+     "none"},
+    {"no-cpuid-tdx-flag", S_NO_CPUID | S_TDX_FLAG, HV_NONE, MSR_NONE, COCO_NONE,
+     "none"},
+    {"no-cpuid-hyperv", S_NO_CPUID, 2, MSR_NONE, COCO_NONE, "none"},
     {"msr-zero", 0, HV_NONE, 0, COCO_NONE, "none"},
     {"bare-metal", S_NO_HV_BIT, HV_NONE, MSR_NONE, COCO_NONE, "none"},
-    /* What we could not see: unknown-cvm, naming the first such input. */
-    {"masked", S_MASKED, HV_NONE, MSR_NONE, COCO_UNKNOWN, CPUINFO_UNREADABLE},
-    {"masked-msr-zero", S_MASKED, HV_NONE, 0, COCO_UNKNOWN, CPUINFO_UNREADABLE},
-    {"no-proc", S_NO_PROC, HV_NONE, MSR_NONE, COCO_UNKNOWN, "unmounted:/proc"},
-    {"no-sys", S_NO_SYS, HV_NONE, MSR_NONE, COCO_UNKNOWN, "unmounted:/sys"},
-    {"no-proc-no-sys", S_NO_PROC | S_NO_SYS, HV_NONE, MSR_NONE, COCO_UNKNOWN,
-     "unmounted:/proc"},
-    {"masked-no-proc", S_MASKED | S_NO_PROC, HV_NONE, MSR_NONE, COCO_UNKNOWN,
-     "unmounted:/proc"},
+    /* No real sysfs platform bus: unknown-cvm (SNP could hide there). */
+    {"masked", S_MASKED, HV_NONE, MSR_NONE, COCO_UNKNOWN, PLATFORM_UNREADABLE},
+    {"masked-msr-zero", S_MASKED, HV_NONE, 0, COCO_UNKNOWN,
+     PLATFORM_UNREADABLE},
+    {"no-sys", S_NO_SYS, HV_NONE, MSR_NONE, COCO_UNKNOWN, PLATFORM_UNMOUNTED},
+    {"standin", S_STANDIN, HV_NONE, MSR_NONE, COCO_UNKNOWN, PLATFORM_UNMOUNTED},
+    {"standin-no-hv-bit", S_STANDIN | S_NO_HV_BIT, HV_NONE, MSR_NONE,
+     COCO_UNKNOWN, PLATFORM_UNMOUNTED},
     {"no-sys-tdx-cpuid", S_NO_SYS | S_CPUID_TDX, HV_NONE, MSR_NONE, COCO_TDX,
      "cpuid:0x21"},
-    {"no-proc-tsm", S_NO_PROC | S_TSM, HV_NONE, MSR_NONE, COCO_UNKNOWN,
+    {"standin-tsm", S_STANDIN | S_TSM, HV_NONE, MSR_NONE, COCO_UNKNOWN,
      "configfs:tsm"},
+    {"standin-sev-cpuid", S_STANDIN | S_CPUID_SEV, HV_NONE, MSR_NONE, COCO_SEV,
+     SEV_LEAF},
     /* TDX. */
     {"tdx-flag", S_TDX_FLAG, HV_NONE, MSR_NONE, COCO_TDX, "cpuinfo:tdx_guest"},
     {"tdx-dev", S_DEV_TDX, HV_NONE, MSR_NONE, COCO_TDX, "dev:tdx_guest"},
@@ -408,7 +432,11 @@ static const struct detect_case detect_cases[] = {
     {"hyperv-type-unknown", 0, 5, MSR_NONE, COCO_UNKNOWN, HV_LEAF},
     {"hyperv-type-15", 0, 15, MSR_NONE, COCO_UNKNOWN, HV_LEAF},
     {"hyperv-bad-signature", S_HV_BAD_SIG, 2, MSR_NONE, COCO_NONE, "none"},
-    {"hyperv-root-partition", S_HV_ROOT, 2, MSR_NONE, COCO_NONE, "none"},
+    /* As Linux: isolation wins over the root-partition bit. */
+    {"hyperv-root-partition", S_HV_ROOT, 2, MSR_NONE, COCO_HV_SNP, HV_LEAF},
+    {"hyperv-root-vbs", S_HV_ROOT, 1, MSR_NONE, COCO_HV_VBS, HV_LEAF},
+    {"hyperv-root-not-isolated", S_HV_ROOT | S_HV_NO_ISO, 2, MSR_NONE,
+     COCO_NONE, "none"},
     {"hyperv-not-isolated", S_HV_NO_ISO, 2, MSR_NONE, COCO_NONE, "none"},
     {"hyperv-max-too-low", S_HV_MAX_LOW, 2, MSR_NONE, COCO_NONE, "none"},
     {"hyperv-max-too-high", S_HV_MAX_HIGH, 2, MSR_NONE, COCO_NONE, "none"},
@@ -462,26 +490,39 @@ static void test_detect_case(void **state)
 
 /*
  * Every combination of inputs against the rule itself, computed here
- * independently: a positive input gives a CoCo platform of its family,
- * both families give a conflict, an input we could not see gives
- * unknown-cvm when nothing names a platform, and only when no input is
- * positive and every input was seen is the verdict "none".
+ * independently: without CPUID the verdict is "none"; otherwise a
+ * positive input gives a CoCo platform of its family, both families give
+ * a conflict, and when nothing names a platform, a platform bus that is
+ * not a readable sysfs directory or a sev-guest entry we could not stat
+ * gives unknown-cvm; any other input we could not see says nothing.
  */
 static void test_detect_sweep(void **state)
 {
     static const int tri[] = {RDRAND_SIGNAL_ABSENT, RDRAND_SIGNAL_PRESENT,
                               RDRAND_SIGNAL_UNKNOWN};
+    /* The platform bus: real sysfs, a tmpfs stand-in, missing, unreadable. */
+    static const struct {
+        int state;
+        uint64_t magic;
+    } bus[] = {
+        {RDRAND_SIGNAL_PRESENT, RDRAND_SYSFS_MAGIC},
+        {RDRAND_SIGNAL_PRESENT, TMPFS_MAGIC},
+        {RDRAND_SIGNAL_ABSENT, 0},
+        {RDRAND_SIGNAL_UNKNOWN, 0},
+    };
     static const int hv_types[] = {HV_NONE, 0, 1, 2, 3, 5};
     static const int64_t msrs[] = {MSR_NONE, 0, 0x1, 0x3, 0x7, 0x8};
     unsigned long checked = 0;
 
     (void)state;
-    for (unsigned k = 0; k < 2187; k++) {
-        int f[7];
+    for (unsigned k = 0; k < 729 * ARRAY_SIZE(bus); k++) {
+        int f[6];
+        size_t b = k / 729;
 
-        for (unsigned i = 0, v = k; i < 7; i++, v /= 3)
+        for (unsigned i = 0, v = k % 729; i < 6; i++, v /= 3)
             f[i] = tri[v % 3];
-        for (unsigned cpu = 0; cpu < 8; cpu++) {
+        /* cpu & 8: no CPUID at all, with stale TDX and SEV leaves. */
+        for (unsigned cpu = 0; cpu < 9; cpu++) {
             for (size_t h = 0; h < ARRAY_SIZE(hv_types); h++) {
                 for (size_t m = 0; m < ARRAY_SIZE(msrs); m++) {
                     unsigned s = 0;
@@ -489,26 +530,33 @@ static void test_detect_sweep(void **state)
                     struct rdrand_coco_result out = {COCO_NONE, NULL};
                     int tdx, sev, vbs, any, unseen, hv = !(cpu & 4);
 
-                    if (cpu & 1)
+                    if (cpu & 1 || cpu == 8)
                         s |= S_CPUID_TDX;
-                    if (cpu & 2)
+                    if (cpu & 2 || cpu == 8)
                         s |= S_CPUID_SEV;
                     if (cpu & 4)
                         s |= S_NO_HV_BIT;
+                    if (cpu == 8)
+                        s |= S_NO_CPUID;
                     build_inputs(s, hv_types[h], msrs[m], &in);
-                    /* cpuinfo: read whole, with tdx_guest, unreadable. */
-                    in.cpuinfo = f[0] == RDRAND_SIGNAL_UNKNOWN
-                                     ? RDRAND_SIGNAL_UNKNOWN
-                                     : RDRAND_SIGNAL_PRESENT;
+                    /* cpuinfo: tdx_guest seen whole, or not. */
                     in.cpuinfo_tdx_guest = f[0] == RDRAND_SIGNAL_PRESENT;
                     in.dev_tdx_guest = f[1];
                     in.sysfs_sev_guest = f[2];
                     in.dev_sev_guest = f[3];
                     in.sysfs_cpu_sev = f[4];
                     in.configfs_tsm = f[5];
-                    in.sysfs = f[6];
+                    in.sysfs_platform = bus[b].state;
+                    in.sysfs_platform_magic = bus[b].magic;
                     rdrand_coco_detect(&in, &out);
+                    checked++;
 
+                    assert_non_null(out.signal);
+                    if (cpu == 8) {
+                        assert_int_equal(out.platform, COCO_NONE);
+                        assert_string_equal(out.signal, "none");
+                        continue;
+                    }
                     tdx = f[0] == RDRAND_SIGNAL_PRESENT
                           || f[1] == RDRAND_SIGNAL_PRESENT || (cpu & 1)
                           || (hv && hv_types[h] == 3);
@@ -519,11 +567,8 @@ static void test_detect_sweep(void **state)
                     vbs = hv && hv_types[h] == 1;
                     any = f[5] == RDRAND_SIGNAL_PRESENT
                           || (hv && hv_types[h] == 5);
-                    unseen = f[6] != RDRAND_SIGNAL_PRESENT;
-                    for (int i = 0; i < 6; i++)
-                        unseen |= f[i] == RDRAND_SIGNAL_UNKNOWN;
+                    unseen = b != 0 || f[2] == RDRAND_SIGNAL_UNKNOWN;
 
-                    assert_non_null(out.signal);
                     if (tdx && sev) {
                         assert_int_equal(out.platform, COCO_UNKNOWN);
                         assert_string_equal(out.signal, CONFLICT);
@@ -546,50 +591,63 @@ static void test_detect_sweep(void **state)
                         assert_int_equal(out.platform, COCO_NONE);
                         assert_string_equal(out.signal, "none");
                     }
-                    checked++;
                 }
             }
         }
     }
-    assert_int_equal(checked, 2187UL * 8 * 6 * 6);
+    assert_int_equal(checked, 729UL * ARRAY_SIZE(bus) * 9 * 6 * 6);
 }
 
-/* Each kernel input alone unreadable: unknown-cvm, naming that input. */
+/*
+ * Each kernel input alone unseen: only the platform bus and its
+ * sev-guest entry vote, naming themselves; the rest say nothing.
+ */
 static void test_detect_unreadable_each(void **state)
 {
     struct rdrand_coco_inputs in;
     struct rdrand_coco_result out;
     static const struct {
         size_t field;
+        int value;
+        enum rdrand_coco_platform want;
         const char *signal;
     } rows[] = {
-        {offsetof(struct rdrand_coco_inputs, cpuinfo), CPUINFO_UNREADABLE},
-        {offsetof(struct rdrand_coco_inputs, sysfs), "unreadable:/sys/devices"},
-        {offsetof(struct rdrand_coco_inputs, dev_tdx_guest),
-         "unreadable:/dev/tdx_guest"},
+        {offsetof(struct rdrand_coco_inputs, sysfs_platform),
+         RDRAND_SIGNAL_UNKNOWN, COCO_UNKNOWN, PLATFORM_UNREADABLE},
+        {offsetof(struct rdrand_coco_inputs, sysfs_platform),
+         RDRAND_SIGNAL_ABSENT, COCO_UNKNOWN, PLATFORM_UNMOUNTED},
         {offsetof(struct rdrand_coco_inputs, sysfs_sev_guest),
-         "unreadable:/sys/devices/platform/sev-guest"},
+         RDRAND_SIGNAL_UNKNOWN, COCO_UNKNOWN, SEV_GUEST_UNREADABLE},
+        {offsetof(struct rdrand_coco_inputs, dev_tdx_guest),
+         RDRAND_SIGNAL_UNKNOWN, COCO_NONE, "none"},
         {offsetof(struct rdrand_coco_inputs, dev_sev_guest),
-         "unreadable:/dev/sev-guest"},
+         RDRAND_SIGNAL_UNKNOWN, COCO_NONE, "none"},
         {offsetof(struct rdrand_coco_inputs, sysfs_cpu_sev),
-         "unreadable:/sys/devices/system/cpu/sev"},
-        {offsetof(struct rdrand_coco_inputs, configfs_tsm), TSM_UNREADABLE},
+         RDRAND_SIGNAL_UNKNOWN, COCO_NONE, "none"},
+        {offsetof(struct rdrand_coco_inputs, configfs_tsm),
+         RDRAND_SIGNAL_UNKNOWN, COCO_NONE, "none"},
     };
 
     (void)state;
     for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
         build_inputs(0, HV_NONE, MSR_NONE, &in);
-        *(int *)((char *)&in + rows[i].field) = RDRAND_SIGNAL_UNKNOWN;
+        *(int *)((char *)&in + rows[i].field) = rows[i].value;
         rdrand_coco_detect(&in, &out);
-        assert_int_equal(out.platform, COCO_UNKNOWN);
+        assert_int_equal(out.platform, rows[i].want);
         assert_string_equal(out.signal, rows[i].signal);
         /* Any specific vote still names its platform. */
         build_inputs(S_CPUID_SEV, HV_NONE, MSR_NONE, &in);
-        *(int *)((char *)&in + rows[i].field) = RDRAND_SIGNAL_UNKNOWN;
+        *(int *)((char *)&in + rows[i].field) = rows[i].value;
         rdrand_coco_detect(&in, &out);
         assert_int_equal(out.platform, COCO_SEV);
     }
-    /* The MSR is the exception: unreadable on every unprivileged run. */
+    /* A directory there that is not sysfs is no view of the kernel's. */
+    build_inputs(0, HV_NONE, MSR_NONE, &in);
+    in.sysfs_platform_magic = UINT64_C(0x9fa0); /* procfs */
+    rdrand_coco_detect(&in, &out);
+    assert_int_equal(out.platform, COCO_UNKNOWN);
+    assert_string_equal(out.signal, PLATFORM_UNMOUNTED);
+    /* The MSR is unreadable on every unprivileged run. */
     build_inputs(0, HV_NONE, MSR_NONE, &in);
     assert_int_equal(in.have_sev_status, 0);
     rdrand_coco_detect(&in, &out);
@@ -645,10 +703,17 @@ static const struct sim_case sim_cases[] = {
     {"hyperv-short-max", COCO_UNKNOWN, "cpuid:0x40000003"},
     {"hv-bit-clear", COCO_NONE, "none"},
     {"tsm-only", COCO_UNKNOWN, "configfs:tsm"},
-    {"tsm-unreadable", COCO_UNKNOWN, TSM_UNREADABLE},
-    {"masked", COCO_UNKNOWN, CPUINFO_UNREADABLE},
-    {"unmounted", COCO_UNKNOWN, "unmounted:/proc"},
+    {"tsm-unreadable", COCO_NONE, "none"},
+    {"masked", COCO_UNKNOWN, PLATFORM_UNREADABLE},
+    {"unmounted", COCO_UNKNOWN, PLATFORM_UNMOUNTED},
     {"conflict-tdx-sev", COCO_UNKNOWN, CONFLICT},
+    {"hyperv-root-isolated", COCO_HV_SNP, HV_LEAF},
+    {"proc-subset-pid", COCO_NONE, "none"},
+    {"cpuinfo-cut", COCO_NONE, "none"},
+    {"dev-unreadable", COCO_NONE, "none"},
+    {"snp-sysfs-standin", COCO_UNKNOWN, PLATFORM_UNMOUNTED},
+    {"snp-no-platform", COCO_UNKNOWN, PLATFORM_UNMOUNTED},
+    {"snp-sev-guest-unreadable", COCO_UNKNOWN, SEV_GUEST_UNREADABLE},
 };
 
 static int sim_teardown(void **state)
@@ -748,11 +813,17 @@ static void test_gather_no_cpuid(void **state)
     rdrand_coco_gather(&in);
     assert_int_equal(in.have_cpuid, 0);
     assert_int_equal(in.leaf0.eax, 0);
-    assert_int_equal(in.cpuinfo, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.cpuinfo_tdx_guest, 1);
+    /* Not x86 (aarch64 has no flags line): no x86 guest, no RDRAND. */
     rdrand_coco_detect(&in, &out);
-    assert_int_equal(out.platform, COCO_TDX);
-    assert_string_equal(out.signal, "cpuinfo:tdx_guest");
+    assert_int_equal(out.platform, COCO_NONE);
+    assert_string_equal(out.signal, "none");
+    fake_reset(0);
+    fake.no_cpuid = 1;
+    assert_true(rdrand_sim_coco_select("masked"));
+    rdrand_coco_gather(&in);
+    rdrand_coco_detect(&in, &out);
+    assert_int_equal(out.platform, COCO_NONE);
 }
 
 static void test_gather_msr(void **state)
@@ -770,9 +841,9 @@ static void test_gather_msr(void **state)
     assert_int_equal(in.configfs_tsm, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.sysfs_cpu_sev, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.dev_tdx_guest, RDRAND_SIGNAL_ABSENT);
-    assert_int_equal(in.cpuinfo, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.cpuinfo_tdx_guest, 0);
-    assert_int_equal(in.sysfs, RDRAND_SIGNAL_PRESENT);
+    assert_int_equal(in.sysfs_platform, RDRAND_SIGNAL_PRESENT);
+    assert_true(in.sysfs_platform_magic == RDRAND_SYSFS_MAGIC);
 
     /* A short read is no reading at all. */
     fake_reset(0);
@@ -795,9 +866,8 @@ static void gather_all_kernel_inputs(const char *platform, int state)
     fake_reset(0);
     assert_true(rdrand_sim_coco_select(platform));
     rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo, state);
     assert_int_equal(in.cpuinfo_tdx_guest, 0);
-    assert_int_equal(in.sysfs, state);
+    assert_int_equal(in.sysfs_platform, state);
     assert_int_equal(in.sysfs_sev_guest, state);
     assert_int_equal(in.dev_sev_guest, state);
     assert_int_equal(in.dev_tdx_guest, state);
@@ -824,10 +894,21 @@ static void test_gather_unmounted(void **state)
     fake_reset(0);
     assert_true(rdrand_sim_coco_select("tsm-unreadable"));
     rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo, RDRAND_SIGNAL_PRESENT);
-    assert_int_equal(in.sysfs, RDRAND_SIGNAL_PRESENT);
+    assert_int_equal(in.sysfs_platform, RDRAND_SIGNAL_PRESENT);
     assert_int_equal(in.configfs_tsm, RDRAND_SIGNAL_UNKNOWN);
     assert_int_equal(in.sysfs_sev_guest, RDRAND_SIGNAL_ABSENT);
+
+    /* A stand-in: there, but not sysfs. */
+    fake_reset(0);
+    assert_true(rdrand_sim_coco_select("snp-sysfs-standin"));
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.sysfs_platform, RDRAND_SIGNAL_PRESENT);
+    assert_true(in.sysfs_platform_magic == TMPFS_MAGIC);
+    assert_int_equal(in.sysfs_sev_guest, RDRAND_SIGNAL_ABSENT);
+    fake_reset(0);
+    assert_true(rdrand_sim_coco_select("snp-no-platform"));
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.sysfs_platform, RDRAND_SIGNAL_ABSENT);
 }
 
 /*
@@ -879,45 +960,45 @@ static void test_sim_leaf_beyond_max(void **state)
 struct cpuinfo_case {
     const char *name;
     const char *text;
-    int want;
+    int found; /* tdx_guest seen whole on the first flags line */
 };
 
-#define PRESENT RDRAND_SIGNAL_PRESENT
-#define ABSENT RDRAND_SIGNAL_ABSENT
-#define UNKNOWN RDRAND_SIGNAL_UNKNOWN
-
 static const struct cpuinfo_case cpuinfo_cases[] = {
-    {"middle", "processor\t: 0\nflags\t\t: fpu tdx_guest rdrand\n", PRESENT},
-    {"last", "flags\t\t: fpu rdrand tdx_guest\nbugs\t\t: x\n", PRESENT},
-    {"first", "flags\t\t: tdx_guest fpu\n", PRESENT},
-    {"no-final-newline", "flags\t\t: fpu tdx_guest", PRESENT},
-    {"tight", "flags:tdx_guest\n", PRESENT},
-    {"tabs", "flags\t:\ttdx_guest\tfpu\n", PRESENT},
+    {"middle", "processor\t: 0\nflags\t\t: fpu tdx_guest rdrand\n", 1},
+    {"last", "flags\t\t: fpu rdrand tdx_guest\nbugs\t\t: x\n", 1},
+    {"first", "flags\t\t: tdx_guest fpu\n", 1},
+    /* The kernel ends every line: EOF inside one is a read cut short. */
+    {"no-final-newline", "flags\t\t: fpu tdx_guest", 0},
+    {"no-final-newline-blank", "flags\t\t: fpu tdx_guest ", 1},
+    {"tight", "flags:tdx_guest\n", 1},
+    {"tabs", "flags\t:\ttdx_guest\tfpu\n", 1},
     {"long-key-first",
      "a key much longer than the buffer : tdx_guest\n"
      "flags\t\t: tdx_guest\n",
-     PRESENT},
-    {"absent", "processor\t: 0\nflags\t\t: fpu rdrand hypervisor\n", ABSENT},
-    {"absent-no-newline", "flags\t\t: fpu rdrand", ABSENT},
-    {"longer-word", "flags\t\t: tdx_guestx\n", ABSENT},
-    {"long-word-ending-in-it", "flags\t\t: averyveryverylongtdx_guest\n",
-     ABSENT},
-    {"after-a-long-word", "flags\t\t: averyveryverylongword tdx_guest\n",
-     PRESENT},
-    {"prefixed-word", "flags\t\t: xtdx_guest\n", ABSENT},
-    {"shorter-word", "flags\t\t: tdx_gues\n", ABSENT},
-    {"empty-flags", "flags\t\t:\n", ABSENT},
-    {"vmx-flags-first", "vmx flags\t: tdx_guest\nflags\t\t: fpu\n", ABSENT},
-    {"second-flags-only", "flags\t\t: fpu\n\nflags\t\t: tdx_guest\n", ABSENT},
-    {"other-key", "bugs\t\t: tdx_guest\n", UNKNOWN},
-    {"flagsx-key", "flagsx\t: tdx_guest\n", UNKNOWN},
-    {"long-key", "flagsflagsflagsflags\t: tdx_guest\n", UNKNOWN},
-    {"no-colon", "flags tdx_guest\n", UNKNOWN},
-    {"empty", "", UNKNOWN},
+     1},
+    {"absent", "processor\t: 0\nflags\t\t: fpu rdrand hypervisor\n", 0},
+    {"absent-no-newline", "flags\t\t: fpu rdrand", 0},
+    {"longer-word", "flags\t\t: tdx_guestx\n", 0},
+    {"long-word-ending-in-it", "flags\t\t: averyveryverylongtdx_guest\n", 0},
+    {"after-a-long-word", "flags\t\t: averyveryverylongword tdx_guest\n", 1},
+    {"prefixed-word", "flags\t\t: xtdx_guest\n", 0},
+    {"shorter-word", "flags\t\t: tdx_gues\n", 0},
+    {"empty-flags", "flags\t\t:\n", 0},
+    {"vmx-flags-first", "vmx flags\t: tdx_guest\nflags\t\t: fpu\n", 0},
+    {"second-flags-only", "flags\t\t: fpu\n\nflags\t\t: tdx_guest\n", 0},
+    {"other-key", "bugs\t\t: tdx_guest\n", 0},
+    {"flagsx-key", "flagsx\t: tdx_guest\n", 0},
+    {"long-key", "flagsflagsflagsflags\t: tdx_guest\n", 0},
+    {"no-colon", "flags tdx_guest\n", 0},
+    {"empty", "", 0},
 };
 
+/*
+ * /proc/cpuinfo only ever adds a tdx vote; whatever it lacks or hides,
+ * the rest of a plain KVM guest stays "none".
+ */
 static void run_cpuinfo(const char *text, size_t len, size_t chunk,
-                        int fail_after, int want)
+                        int fail_after, int found)
 {
     struct rdrand_coco_inputs in;
     struct rdrand_coco_result out;
@@ -930,25 +1011,9 @@ static void run_cpuinfo(const char *text, size_t len, size_t chunk,
     rdrand_coco_gather(&in);
     assert_true(fake.cpuinfo_reach <= CPUINFO_LIMIT);
     rdrand_coco_detect(&in, &out);
-    if (want == PRESENT) {
-        /* The word was seen, whether or not the line was read whole. */
-        assert_int_equal(in.cpuinfo_tdx_guest, 1);
-        assert_int_equal(out.platform, COCO_TDX);
-        assert_string_equal(out.signal, "cpuinfo:tdx_guest");
-        return;
-    }
-    assert_int_equal(in.cpuinfo_tdx_guest, 0);
-    if (want == ABSENT) {
-        /* Read whole, and the word is not on the line. */
-        assert_int_equal(in.cpuinfo, PRESENT);
-        assert_int_equal(out.platform, COCO_NONE);
-        assert_string_equal(out.signal, "none");
-    } else {
-        /* Not read whole: what we could not see is no "no". */
-        assert_int_equal(in.cpuinfo, UNKNOWN);
-        assert_int_equal(out.platform, COCO_UNKNOWN);
-        assert_string_equal(out.signal, CPUINFO_UNREADABLE);
-    }
+    assert_int_equal(in.cpuinfo_tdx_guest, found);
+    assert_int_equal(out.platform, found ? COCO_TDX : COCO_NONE);
+    assert_string_equal(out.signal, found ? "cpuinfo:tdx_guest" : "none");
 }
 
 static void test_cpuinfo_case(void **state)
@@ -957,7 +1022,7 @@ static void test_cpuinfo_case(void **state)
     const struct cpuinfo_case *c = *state;
 
     for (size_t i = 0; i < ARRAY_SIZE(chunks); i++)
-        run_cpuinfo(c->text, strlen(c->text), chunks[i], 0, c->want);
+        run_cpuinfo(c->text, strlen(c->text), chunks[i], 0, c->found);
 }
 
 static void test_cpuinfo_unreadable(void **state)
@@ -966,25 +1031,38 @@ static void test_cpuinfo_unreadable(void **state)
     static const char more[] = "flags\t\t: tdx_guest fpu rdrand\nbugs\t: x\n";
 
     struct rdrand_coco_inputs in;
+    struct rdrand_coco_result out;
+
+    (void)state;
+    /* Hidden (ProcSubset=pid) or unreadable: no vote at all. */
+    fake_reset(0);
+    assert_true(rdrand_sim_coco_select("proc-subset-pid"));
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.cpuinfo_tdx_guest, 0);
+    rdrand_coco_detect(&in, &out);
+    assert_int_equal(out.platform, COCO_NONE);
+    /* Failing before the flags line. */
+    run_cpuinfo(text, strlen(text), 4, 1, 0);
+    /* Failing inside the word: it might have gone on, "tdx_guestx". */
+    run_cpuinfo(text, strlen(text), 1, (int)strlen(text) - 1, 0);
+    /* Failing after the whole word was seen changes nothing. */
+    run_cpuinfo(more, strlen(more), 1, (int)(strstr(more, " fpu") - more) + 1,
+                1);
+    /* The first flags line decides; the rest is never read. */
+    run_cpuinfo(more, strlen(more), 1, (int)(strchr(more, 'b') - more), 1);
+}
+
+/* A FUSE /proc (lxcfs) answers a fresh open at offset != 0 with EOF. */
+static void test_cpuinfo_first_read(void **state)
+{
+    struct rdrand_coco_inputs in;
 
     (void)state;
     fake_reset(0);
-    assert_true(rdrand_sim_coco_select("masked"));
+    fake.eof_past_zero = 1;
+    assert_true(rdrand_sim_coco_select("tdx"));
     rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo, UNKNOWN);
-    assert_true(rdrand_sim_coco_select("unmounted"));
-    rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo, ABSENT);
-    /* Failing before the flags line: unknown, not absent. */
-    run_cpuinfo(text, strlen(text), 4, 1, UNKNOWN);
-    /* Failing inside the word: it might have gone on, "tdx_guestx". */
-    run_cpuinfo(text, strlen(text), 1, (int)strlen(text) - 1, UNKNOWN);
-    /* Failing after the whole word was seen changes nothing. */
-    run_cpuinfo(more, strlen(more), 1, (int)(strstr(more, " fpu") - more) + 1,
-                PRESENT);
-    /* The first flags line decides; the rest is never read. */
-    run_cpuinfo(more, strlen(more), 1, (int)(strchr(more, 'b') - more),
-                PRESENT);
+    assert_int_equal(in.cpuinfo_tdx_guest, 1);
 }
 
 static char big_cpuinfo[CPUINFO_LIMIT + 4096];
@@ -1007,24 +1085,32 @@ static size_t build_big(size_t at, const char *text)
 
 static void test_cpuinfo_limit(void **state)
 {
+    static const char last[] = "flags\t\t: tdx_guest fpu\n";
     size_t len;
 
     (void)state;
     /* A flags line that begins past 64 KiB is never read. */
     len = build_big(CPUINFO_LIMIT + 64, "flags\t\t: tdx_guest\n");
-    run_cpuinfo(big_cpuinfo, len, 0, 0, UNKNOWN);
-    run_cpuinfo(big_cpuinfo, len, 4000, 0, UNKNOWN);
+    run_cpuinfo(big_cpuinfo, len, 0, 0, 0);
+    run_cpuinfo(big_cpuinfo, len, 4000, 0, 0);
     /* One cut by the limit before the word: nothing can be said. */
     len = build_big(CPUINFO_LIMIT - 20, "flags\t\t: fpu rdrand tdx_guest\n");
-    run_cpuinfo(big_cpuinfo, len, 0, 0, UNKNOWN);
+    run_cpuinfo(big_cpuinfo, len, 0, 0, 0);
     /* One cut by the limit after the word: the word was seen. */
     len = build_big(CPUINFO_LIMIT - 30, "flags\t\t: tdx_guest fpu rdrand\n");
-    run_cpuinfo(big_cpuinfo, len, 0, 0, PRESENT);
+    run_cpuinfo(big_cpuinfo, len, 0, 0, 1);
+    /* The blank that ends the word is the limit's last byte: read. */
+    len = build_big(CPUINFO_LIMIT - strlen("flags\t\t: tdx_guest "), last);
+    run_cpuinfo(big_cpuinfo, len, 0, 0, 1);
+    run_cpuinfo(big_cpuinfo, len, 7, 0, 1);
+    /* One byte further, and the word is cut by the limit. */
+    len = build_big(CPUINFO_LIMIT - strlen("flags\t\t: tdx_guest"), last);
+    run_cpuinfo(big_cpuinfo, len, 0, 0, 0);
     /* Far down, but within the limit. */
     len = build_big(CPUINFO_LIMIT - 200, "flags\t\t: fpu tdx_guest\n");
-    run_cpuinfo(big_cpuinfo, len, 3, 0, PRESENT);
+    run_cpuinfo(big_cpuinfo, len, 3, 0, 1);
     len = build_big(CPUINFO_LIMIT - 200, "flags\t\t: fpu tdx_guests\n");
-    run_cpuinfo(big_cpuinfo, len, 0, 0, ABSENT);
+    run_cpuinfo(big_cpuinfo, len, 0, 0, 0);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1042,6 +1128,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_sim_leaf_beyond_max),
     cmocka_unit_test(test_cpuinfo_unreadable),
     cmocka_unit_test(test_cpuinfo_limit),
+    cmocka_unit_test(test_cpuinfo_first_read),
 };
 
 static struct CMUnitTest
