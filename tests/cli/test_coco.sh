@@ -38,7 +38,9 @@ failing=(
     "coco=sev-snp,value=ffffffffffffffff|sev-snp|sysfs:sev-guest|$SEED_FAILED|RDRAND returned an all-ones word"
     "coco=tdx,rdrand=absent|tdx|cpuinfo:tdx_guest|$NO_RDRAND|CPUID reports no RDRAND"
     # Guests that detection round two no longer takes for "none".
-    "coco=masked,fail-at=9|unknown-cvm|unreadable:/proc/cpuinfo|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=masked,fail-at=9|unknown-cvm|unreadable:/sys/devices/platform|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    # Round three: a tmpfs stand-in over the sysfs platform bus.
+    "coco=snp-sysfs-standin,fail-at=10|unknown-cvm|unmounted:/sys/devices/platform|$SEED_FAILED|RDRAND reported failure (CF=0)"
     "coco=hyperv-vbs,fail-at=12|hyperv-vbs|cpuid:0x4000000c|$SEED_FAILED|RDRAND reported failure (CF=0)"
     "coco=tdx-leaf-hidden,rdrand=absent|tdx|cpuid:0x21|$NO_RDRAND|CPUID reports no RDRAND"
 )
@@ -136,11 +138,16 @@ working=(
     "tsm-only|unknown-cvm|configfs:tsm"
     # What we could not see, VBS, leaf 0x21 beyond the maximum: each
     # once read as "none".
-    "masked|unknown-cvm|unreadable:/proc/cpuinfo"
-    "tsm-unreadable|unknown-cvm|unreadable:/sys/kernel/config/tsm/report"
-    "unmounted|unknown-cvm|unmounted:/proc"
+    "masked|unknown-cvm|unreadable:/sys/devices/platform"
+    "unmounted|unknown-cvm|unmounted:/sys/devices/platform"
     "hyperv-vbs|hyperv-vbs|cpuid:0x4000000c"
     "tdx-leaf-hidden|tdx|cpuid:0x21"
+    # Round three: SNP behind a sysfs stand-in, gVisor's sysfs without a
+    # platform bus, an unstat-able sev-guest; Hyper-V's root bit no veto.
+    "snp-sysfs-standin|unknown-cvm|unmounted:/sys/devices/platform"
+    "snp-no-platform|unknown-cvm|unmounted:/sys/devices/platform"
+    "snp-sev-guest-unreadable|unknown-cvm|unreadable:/sys/devices/platform/sev-guest"
+    "hyperv-root-isolated|hyperv-snp|cpuid:0x4000000c"
 )
 for row in "${working[@]}"; do
     IFS='|' read -r sim platform signal <<<"$row"
@@ -190,8 +197,12 @@ check "fail-at=70, 512 bits: fails the check" \
     values_are 0 0 "$SEED_FAILED"
 
 # --- coco = require on guests with no CoCo signal (leaf 0x21, read on
-# every CPU, answers an Intel or AMD VM and bare metal with no TDX) ---
-for spec in "" coco=none coco=intel-vm coco=epyc-host coco=hv-bit-clear; do
+# every CPU, answers an Intel or AMD VM and bare metal with no TDX), and
+# on ordinary machines whose hidden inputs say nothing (ProcSubset=pid,
+# configfs or /dev behind EACCES, a flags line cut off by EOF) ---
+for spec in "" coco=none coco=intel-vm coco=epyc-host coco=hv-bit-clear \
+    coco=proc-subset-pid coco=tsm-unreadable coco=dev-unreadable \
+    coco=cpuinfo-cut; do
     t="require, RDRAND_SIM=\"$spec\""
     sim_coco sim-coco.cnf fail-closed auto 256 "$spec"
     run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
