@@ -47,7 +47,7 @@
 #define RDRAND_PARAM_COCO_PLATFORM "coco-platform"
 /* UTF8: the input that decided coco-platform, e.g. "cpuinfo:tdx_guest". */
 #define RDRAND_PARAM_COCO_SIGNAL "coco-signal"
-/* uint64: bits drawn and checked at load; 0 when no check ran. */
+/* uint64: bits drawn and checked at load; 0 when no check ran or it failed. */
 #define RDRAND_PARAM_COCO_SEED_BITS "coco-seed-bits"
 
 /* Health tests (docs/health-tests.md). */

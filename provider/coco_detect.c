@@ -388,9 +388,9 @@ void rdrand_coco_detect(const struct rdrand_coco_inputs *in,
      * to leaf 0x21 and the sev-guest device.  Without CPUID this is no
      * x86 machine: no x86 guest, and no RDRAND to check.  Among agreeing
      * votes the most specific name wins, the stronger input on a tie:
-     * the kernel's view, then SEV_STATUS, which the host cannot
-     * intercept, then CPUID, of which only leaf 0x21 is out of its
-     * reach, then what we could not see.
+     * the kernel's view, then SEV_STATUS (out of the host's reach in
+     * SEV-ES and SNP guests only), then CPUID, of which only leaf 0x21
+     * is out of its reach, then what we could not see.
      */
     if (!in->have_cpuid) {
         out->platform = RDRAND_COCO_NONE;

@@ -4,7 +4,7 @@
  *
  * Everything the provider learns about the machine (CPUID, the RDRAND
  * instruction, the kernel's files for confidential-computing detection)
- * comes through these six functions.  provider/hw_x86.c implements them
+ * comes through these five functions.  provider/hw_x86.c implements them
  * with the real instructions and system calls and is linked only into
  * rdrand.so; tests/sim/hw_sim.c implements them as a simulated CPU and is
  * linked only into test binaries and tests/rdrand-sim.so.  Nothing else in
