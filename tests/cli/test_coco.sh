@@ -38,10 +38,10 @@ failing=(
     "coco=sev-snp,value=ffffffffffffffff|sev-snp|sysfs:sev-guest|$SEED_FAILED|RDRAND returned an all-ones word"
     "coco=tdx,rdrand=absent|tdx|cpuinfo:tdx_guest|$NO_RDRAND|CPUID reports no RDRAND"
     # Guests that detection round two no longer takes for "none".
-    "coco=masked,fail-at=9|unknown-cvm|unreadable:/sys/devices/platform|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=masked,fail-at=65|unknown-cvm|unreadable:/sys/devices/platform|$SEED_FAILED|RDRAND reported failure (CF=0)"
     # Round three: a tmpfs stand-in over the sysfs platform bus.
-    "coco=snp-sysfs-standin,fail-at=10|unknown-cvm|unmounted:/sys/devices/platform|$SEED_FAILED|RDRAND reported failure (CF=0)"
-    "coco=hyperv-vbs,fail-at=12|hyperv-vbs|cpuid:0x4000000c|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=snp-sysfs-standin,fail-at=66|unknown-cvm|unmounted:/sys/devices/platform|$SEED_FAILED|RDRAND reported failure (CF=0)"
+    "coco=hyperv-vbs,fail-at=68|hyperv-vbs|cpuid:0x4000000c|$SEED_FAILED|RDRAND reported failure (CF=0)"
     "coco=tdx-leaf-hidden,rdrand=absent|tdx|cpuid:0x21|$NO_RDRAND|CPUID reports no RDRAND"
 )
 for row in "${failing[@]}"; do
