@@ -1052,19 +1052,6 @@ static void test_cpuinfo_unreadable(void **state)
     run_cpuinfo(more, strlen(more), 1, (int)(strchr(more, 'b') - more), 1);
 }
 
-/* A FUSE /proc (lxcfs) answers a fresh open at offset != 0 with EOF. */
-static void test_cpuinfo_first_read(void **state)
-{
-    struct rdrand_coco_inputs in;
-
-    (void)state;
-    fake_reset(0);
-    fake.eof_past_zero = 1;
-    assert_true(rdrand_sim_coco_select("tdx"));
-    rdrand_coco_gather(&in);
-    assert_int_equal(in.cpuinfo_tdx_guest, 1);
-}
-
 static char big_cpuinfo[CPUINFO_LIMIT + 4096];
 
 /* Lines of filler up to offset at, then text, then more filler. */
@@ -1111,6 +1098,34 @@ static void test_cpuinfo_limit(void **state)
     run_cpuinfo(big_cpuinfo, len, 3, 0, 1);
     len = build_big(CPUINFO_LIMIT - 200, "flags\t\t: fpu tdx_guests\n");
     run_cpuinfo(big_cpuinfo, len, 0, 0, 0);
+}
+
+/*
+ * A FUSE /proc (lxcfs, direct_io) answers a fresh open at an offset other
+ * than 0 with EOF: only the first read counts.  It is 4 KiB, enough for
+ * the first flags line of real machines, which may end past 1 KiB.
+ */
+static int first_read_finds(size_t at, int eof_past_zero)
+{
+    struct rdrand_coco_inputs in;
+
+    fake_reset(0);
+    fake.cpuinfo = big_cpuinfo;
+    fake.cpuinfo_len = build_big(at, "flags\t\t: fpu tdx_guest rdrand\n");
+    fake.eof_past_zero = eof_past_zero;
+    assert_true(rdrand_sim_coco_select("none"));
+    rdrand_coco_gather(&in);
+    return in.cpuinfo_tdx_guest;
+}
+
+static void test_cpuinfo_first_read(void **state)
+{
+    (void)state;
+    assert_int_equal(first_read_finds(1100, 1), 1);
+    assert_int_equal(first_read_finds(4000, 1), 1);
+    /* Beyond the first read only a real file shows it. */
+    assert_int_equal(first_read_finds(4200, 1), 0);
+    assert_int_equal(first_read_finds(4200, 0), 1);
 }
 
 /* ---------------------------------------------------------------------- */
