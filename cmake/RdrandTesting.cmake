@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # How every test is declared: one function, one hermetic environment.
-find_program(OPENSSL_BIN openssl REQUIRED)
+# The openssl binary of the libcrypto we build against (its prefix/bin, as
+# pkg-config reports it) before any other on PATH, and that libcrypto at
+# run time: a build against another OpenSSL (scripts/test.sh,
+# build-ossl-*) tests that version's binary and library, never a mix.
+pkg_get_variable(LIBCRYPTO_PREFIX libcrypto prefix)
+pkg_get_variable(LIBCRYPTO_LIBDIR libcrypto libdir)
+find_program(OPENSSL_BIN openssl HINTS "${LIBCRYPTO_PREFIX}/bin"
+             REQUIRED)
 
 # Every test runs hermetically: our modules, our conf/ files, no
 # inherited RDRAND_SIM or OPENSSL_CONF from the caller's shell.
@@ -9,6 +16,8 @@ set(RDRAND_TEST_ENV
   "RDRAND_BUILD_DIR=${PROJECT_BINARY_DIR}"
   "RDRAND_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
   "OPENSSL_BIN=${OPENSSL_BIN}"
+  "LD_LIBRARY_PATH=${LIBCRYPTO_LIBDIR}"
+  "RDRAND_OPENSSL_VERSION=${LIBCRYPTO_VERSION}"
   "OPENSSL_CONF=/dev/null"
   "RDRAND_SIM=")
 

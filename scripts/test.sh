@@ -3,15 +3,22 @@
 # The whole test suite: install what is missing, build with -Werror, run
 # every test (unit, real CPU, real openssl CLI, valgrind, lint), then
 # build and run the whole suite again under ASan+UBSan, and the unit tests
-# (the threaded ones among them) under TSan.
+# (the threaded ones among them) under TSan. Then, for each OpenSSL series
+# in RDRAND_OPENSSL_SERIES (default "3.5 3.6"), fetch and build it once
+# (scripts/openssl-build.sh, cached outside the checkout) and run the
+# whole uninstrumented suite again against it (build-ossl-<series>): its
+# libcrypto, its openssl binary, its FIPS provider.
 #   RDRAND_TEST_LONG=0 skips the labelled "long" tests.
+#   RDRAND_OPENSSL_SERIES="" runs the system OpenSSL only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Packaging tests (tests/check_install.sh): dpkg-shlibdeps and file for
 # cpack's Depends, lintian, and man-page linting (groff, mandoc, man).
+# Building OpenSSL 3.5/3.6 (scripts/openssl-build.sh): dpkg-dev, perl,
+# xz-utils, flock (util-linux).
 scripts/deps.sh shellcheck clang-format valgrind binutils \
-    dpkg-dev file lintian mandoc groff-base man-db
+    dpkg-dev file lintian mandoc groff-base man-db perl xz-utils util-linux
 
 jobs=$(nproc)
 long=${RDRAND_TEST_LONG:-1}
@@ -34,3 +41,23 @@ suite build "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDRAND_SANITIZE=
 suite build-asan "" -DCMAKE_BUILD_TYPE=Debug \
     -DRDRAND_SANITIZE=address,undefined
 suite build-tsan "-L unit" -DCMAKE_BUILD_TYPE=Debug -DRDRAND_SANITIZE=thread
+
+# The same suite against other OpenSSL releases. PKG_CONFIG_PATH makes
+# CMake build against that libcrypto (and find that openssl binary next to
+# it, cmake/RdrandTesting.cmake); cli_test_ossl_versions checks that both
+# are the version built.
+for series in ${RDRAND_OPENSSL_SERIES-3.5 3.6}; do
+    start=$SECONDS
+    prefix=$(scripts/openssl-build.sh "$series" | tail -n 1)
+    echo "==== OpenSSL $series: $prefix ($((SECONDS - start)) s to fetch/build)"
+    dir=build-ossl-$series
+    # A build directory configured against another install (an older
+    # cached version) would keep it: CMake caches what pkg-config found.
+    if [ -f "$dir/CMakeCache.txt" ] \
+        && ! grep -qF "$prefix/lib" "$dir/CMakeCache.txt"; then
+        rm -rf "$dir"
+    fi
+    PKG_CONFIG_PATH=$prefix/lib/pkgconfig \
+        RDRAND_EXPECT_OPENSSL_VERSION=${prefix##*/openssl-} \
+        suite "$dir" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDRAND_SANITIZE=
+done
