@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What differs between OpenSSL 3.0, 3.5 and 3.6 for a seed source, tested
+ * on whichever libcrypto this is built against (scripts/test.sh runs it on
+ * each).  Every expectation is chosen by the run-time version number.
+ *
+ * A small "probe" provider, registered as a builtin, records what the core
+ * hands a provider: its config section read with two parameter types, and
+ * the arguments of the primary DRBG's first get_seed.  The first-use race
+ * runs the simulated-CPU module (rdrand-sim.so) and counts its seed
+ * requests.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+#include <openssl/rand.h>
+
+#include "rdrand_provider.h"
+
+/* OpenSSL_version_num() is 0xMNN00PP0: compare major and minor only. */
+static int at_least(unsigned major, unsigned minor)
+{
+    unsigned long v = OpenSSL_version_num();
+
+    return (v >> 28) > major
+           || ((v >> 28) == major && ((v >> 20) & 0xff) >= minor);
+}
+
+/* --- The probe provider --------------------------------------------- */
+#define PROBE_KEY "probe_key"
+#define PROBE_VALUE "probe-value"
+
+static struct {
+    int ptr_ret, string_ret;
+    char ptr_val[64], string_val[64];
+    int seeds, entropy;
+    size_t min_len, max_len;
+} seen;
+
+/*
+ * For the race: get_seed waits (up to 2 s) until this many callers are
+ * inside it at once, and counts the seed contexts created.
+ */
+static int probe_wait_for;
+static _Atomic int probe_inside, probe_contexts;
+
+static OSSL_FUNC_rand_newctx_fn probe_newctx;
+static OSSL_FUNC_rand_freectx_fn probe_freectx;
+static OSSL_FUNC_rand_instantiate_fn probe_instantiate;
+static OSSL_FUNC_rand_uninstantiate_fn probe_uninstantiate;
+static OSSL_FUNC_rand_generate_fn probe_generate;
+static OSSL_FUNC_rand_enable_locking_fn probe_enable_locking;
+static OSSL_FUNC_rand_lock_fn probe_lock;
+static OSSL_FUNC_rand_unlock_fn probe_unlock;
+static OSSL_FUNC_rand_get_ctx_params_fn probe_get_ctx_params;
+static OSSL_FUNC_rand_get_seed_fn probe_get_seed;
+static OSSL_FUNC_rand_clear_seed_fn probe_clear_seed;
+static OSSL_FUNC_provider_query_operation_fn probe_query;
+static OSSL_provider_init_fn probe_init;
+
+static int probe_state = 1; /* a non-NULL context */
+
+static void *probe_newctx(void *provctx, void *parent,
+                          const OSSL_DISPATCH *parent_calls)
+{
+    (void)provctx, (void)parent, (void)parent_calls;
+    probe_contexts++;
+    return &probe_state;
+}
+
+static void probe_freectx(void *ctx)
+{
+    (void)ctx;
+}
+
+static int probe_instantiate(void *ctx, unsigned int strength, int pr,
+                             const unsigned char *pstr, size_t pstr_len,
+                             const OSSL_PARAM params[])
+{
+    (void)ctx, (void)strength, (void)pr, (void)pstr, (void)pstr_len;
+    (void)params;
+    return 1;
+}
+
+static int probe_uninstantiate(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+/* Test data, not entropy: the probe only records what it is asked. */
+static int probe_generate(void *ctx, unsigned char *out, size_t outlen,
+                          unsigned int strength, int pr,
+                          const unsigned char *adin, size_t adin_len)
+{
+    (void)ctx, (void)strength, (void)pr, (void)adin, (void)adin_len;
+    for (size_t i = 0; i < outlen; i++)
+        out[i] = (unsigned char)(i * 131 + 7);
+    return 1;
+}
+
+static int probe_enable_locking(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+static int probe_lock(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+static void probe_unlock(void *ctx)
+{
+    (void)ctx;
+}
+
+static int probe_get_ctx_params(void *ctx, OSSL_PARAM params[])
+{
+    OSSL_PARAM *p;
+
+    (void)ctx;
+    if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_STATE)) != NULL
+        && !OSSL_PARAM_set_int(p, EVP_RAND_STATE_READY))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_STRENGTH)) != NULL
+        && !OSSL_PARAM_set_uint(p, 1024))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_MAX_REQUEST)) != NULL
+        && !OSSL_PARAM_set_size_t(p, 128))
+        return 0;
+    return 1;
+}
+
+static size_t probe_get_seed(void *ctx, unsigned char **pout, int entropy,
+                             size_t min_len, size_t max_len, int pr,
+                             const unsigned char *adin, size_t adin_len)
+{
+    size_t len = (size_t)entropy / 8 > min_len ? (size_t)entropy / 8 : min_len;
+
+    if (probe_wait_for > 0) {
+        probe_inside++;
+        for (int ms = 0; ms < 2000 && probe_inside < probe_wait_for; ms++)
+            usleep(1000);
+    } else if (seen.seeds++ == 0) {
+        seen.entropy = entropy;
+        seen.min_len = min_len;
+        seen.max_len = max_len;
+    }
+    if ((*pout = OPENSSL_secure_malloc(len)) == NULL)
+        return 0;
+    probe_generate(ctx, *pout, len, 0, pr, adin, adin_len);
+    return len;
+}
+
+static void probe_clear_seed(void *ctx, unsigned char *buf, size_t len)
+{
+    (void)ctx;
+    OPENSSL_secure_clear_free(buf, len);
+}
+
+static const OSSL_DISPATCH probe_rand_functions[] = {
+    {OSSL_FUNC_RAND_NEWCTX, (void (*)(void))probe_newctx},
+    {OSSL_FUNC_RAND_FREECTX, (void (*)(void))probe_freectx},
+    {OSSL_FUNC_RAND_INSTANTIATE, (void (*)(void))probe_instantiate},
+    {OSSL_FUNC_RAND_UNINSTANTIATE, (void (*)(void))probe_uninstantiate},
+    {OSSL_FUNC_RAND_GENERATE, (void (*)(void))probe_generate},
+    {OSSL_FUNC_RAND_ENABLE_LOCKING, (void (*)(void))probe_enable_locking},
+    {OSSL_FUNC_RAND_LOCK, (void (*)(void))probe_lock},
+    {OSSL_FUNC_RAND_UNLOCK, (void (*)(void))probe_unlock},
+    {OSSL_FUNC_RAND_GET_CTX_PARAMS, (void (*)(void))probe_get_ctx_params},
+    {OSSL_FUNC_RAND_GET_SEED, (void (*)(void))probe_get_seed},
+    {OSSL_FUNC_RAND_CLEAR_SEED, (void (*)(void))probe_clear_seed},
+    {0, NULL}};
+
+static const OSSL_ALGORITHM probe_rands[] = {
+    {"PROBE-SEED", "provider=probe", probe_rand_functions, NULL},
+    {NULL, NULL, NULL, NULL}};
+
+static const OSSL_ALGORITHM *probe_query(void *provctx, int operation_id,
+                                         int *no_cache)
+{
+    (void)provctx;
+    *no_cache = 0;
+    return operation_id == OSSL_OP_RAND ? probe_rands : NULL;
+}
+
+static const OSSL_DISPATCH probe_functions[] = {
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))probe_query},
+    {0, NULL}};
+
+/* Reads its config key once as a UTF8 pointer, once as a UTF8 string. */
+static int probe_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+                      const OSSL_DISPATCH **out, void **provctx)
+{
+    OSSL_FUNC_core_get_params_fn *get_params = NULL;
+    const char *ptr = NULL;
+    char buf[sizeof(seen.string_val)] = "";
+    OSSL_PARAM as_ptr[] = {OSSL_PARAM_utf8_ptr(PROBE_KEY, (char **)&ptr, 0),
+                           OSSL_PARAM_END};
+    OSSL_PARAM as_string[] = {
+        OSSL_PARAM_utf8_string(PROBE_KEY, buf, sizeof(buf)), OSSL_PARAM_END};
+
+    for (; in->function_id != 0; in++)
+        if (in->function_id == OSSL_FUNC_CORE_GET_PARAMS)
+            get_params = OSSL_FUNC_core_get_params(in);
+    if (get_params == NULL)
+        return 0;
+    seen.ptr_ret = get_params(handle, as_ptr);
+    if (ptr != NULL)
+        snprintf(seen.ptr_val, sizeof(seen.ptr_val), "%s", ptr);
+    seen.string_ret = get_params(handle, as_string);
+    snprintf(seen.string_val, sizeof(seen.string_val), "%s", buf);
+    *out = probe_functions;
+    *provctx = &probe_state;
+    return 1;
+}
+
+/* A library context with the probe activated from a config file. */
+static OSSL_LIB_CTX *probe_libctx(void)
+{
+    char path[] = "/tmp/rdrand-probe-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f;
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+
+    assert_true(fd >= 0);
+    assert_non_null(f = fdopen(fd, "w"));
+    fprintf(f, "openssl_conf = init\n[init]\nproviders = provs\n"
+               "[provs]\nprobe = probe_sect\ndefault = default_sect\n"
+               "[default_sect]\nactivate = 1\n"
+               "[probe_sect]\nactivate = 1\n" PROBE_KEY " = " PROBE_VALUE "\n");
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(libctx);
+    memset(&seen, 0, sizeof(seen));
+    assert_int_equal(OSSL_PROVIDER_add_builtin(libctx, "probe", probe_init), 1);
+    assert_int_equal(OSSL_LIB_CTX_load_config(libctx, path), 1);
+    unlink(path);
+    assert_int_equal(OSSL_PROVIDER_available(libctx, "probe"), 1);
+    return libctx;
+}
+
+/*
+ * The core answers a provider's config keys as UTF8 pointers.  3.0 to 3.4
+ * return success for a key asked for with another type (and fill
+ * nothing); 3.5 and later fail the whole call.  Our provider asks every
+ * key as a UTF8 pointer, so it reads its section on both.
+ */
+static void test_core_get_params_types(void **state)
+{
+    OSSL_LIB_CTX *libctx = probe_libctx();
+
+    (void)state;
+    assert_int_equal(seen.ptr_ret, 1);
+    assert_string_equal(seen.ptr_val, PROBE_VALUE);
+    if (at_least(3, 5)) {
+        assert_int_equal(seen.string_ret, 0);
+    } else {
+        assert_int_equal(seen.string_ret, 1);
+        assert_string_equal(seen.string_val, "");
+    }
+    OSSL_LIB_CTX_free(libctx);
+}
+
+/*
+ * The primary CTR-DRBG (AES-256) asks its seed source for 256 bits at
+ * instantiation on 3.0 to 3.4 and for 384 (entropy plus nonce, from 3.5);
+ * min_len is 48 bytes on all.  rdrand.so serves max(entropy/8, min_len).
+ */
+static void test_primary_instantiate_request(void **state)
+{
+    OSSL_LIB_CTX *libctx = probe_libctx();
+    unsigned char buf[32];
+
+    (void)state;
+    assert_int_equal(
+        RAND_set_seed_source_type(libctx, "PROBE-SEED", "provider=probe"), 1);
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
+    assert_int_equal(seen.seeds, 1);
+    assert_int_equal(seen.entropy, at_least(3, 5) ? 384 : 256);
+    assert_int_equal(seen.min_len, 48);
+    OSSL_LIB_CTX_free(libctx);
+}
+
+/* --- The first-use race, on the simulated-CPU module ------------------ */
+#define RACE_THREADS 8
+#define RACE_RUNS 40
+
+static pthread_barrier_t race_start;
+static OSSL_LIB_CTX *race_libctx;
+
+static void *race_thread(void *arg)
+{
+    unsigned char buf[16];
+
+    if (arg != NULL)
+        pthread_barrier_wait(&race_start);
+    return RAND_bytes_ex(race_libctx, buf, sizeof(buf), 0) == 1 ? NULL
+                                                                : (void *)1;
+}
+
+static uint64_t seed_requests(OSSL_PROVIDER *prov)
+{
+    uint64_t v = 0;
+    OSSL_PARAM p[] = {OSSL_PARAM_uint64(RDRAND_PARAM_SEED_REQUESTS, &v),
+                      OSSL_PARAM_END};
+
+    return OSSL_PROVIDER_get_params(prov, p) == 1 ? v : UINT64_MAX;
+}
+
+/*
+ * One run, in a fresh process (the counters are process-wide): 8 threads
+ * make their first RAND_bytes at once.  Exit status: the number of seed
+ * requests, which is the number of primary DRBGs (and seed contexts)
+ * created, since each is instantiated with one get_seed; 100+ on error.
+ */
+static int race_once(void)
+{
+    pthread_t t[RACE_THREADS];
+    OSSL_PROVIDER *sim, *deflt;
+    uint64_t after_race;
+    void *res;
+    int failed = 0;
+
+    race_libctx = OSSL_LIB_CTX_new();
+    sim = OSSL_PROVIDER_load(race_libctx, "rdrand-sim");
+    deflt = OSSL_PROVIDER_load(race_libctx, "default");
+    if (sim == NULL || deflt == NULL
+        || !RAND_set_seed_source_type(race_libctx, RDRAND_ALGORITHM_NAME,
+                                      "provider=rdrand-sim"))
+        return 101;
+    pthread_barrier_init(&race_start, NULL, RACE_THREADS);
+    for (int i = 0; i < RACE_THREADS; i++)
+        if (pthread_create(&t[i], NULL, race_thread, &race_start) != 0)
+            return 102;
+    for (int i = 0; i < RACE_THREADS; i++) {
+        pthread_join(t[i], &res);
+        failed |= res != NULL;
+    }
+    if (failed)
+        return 103;
+    after_race = seed_requests(sim);
+    /* Later first uses by new threads seed from the primary, not from us. */
+    if (pthread_create(&t[0], NULL, race_thread, NULL) == 0)
+        pthread_join(t[0], &res);
+    if (seed_requests(sim) != after_race)
+        return 104;
+    return after_race > 99 ? 105 : (int)after_race;
+}
+
+/*
+ * The same race made deterministic: the probe's get_seed holds every
+ * caller until all 8 are inside it (or 2 s pass).  3.0-3.4 call it under
+ * the global lock, so one caller gets in, waits out the 2 s, and its
+ * primary is the only one; 3.5+ let all 8 in: 8 seed contexts, 8 primary
+ * DRBGs, 8 seed requests, 7 of them freed.
+ */
+static void test_first_use_race_held(void **state)
+{
+    pthread_t t[RACE_THREADS];
+    void *res;
+
+    (void)state;
+    race_libctx = probe_libctx();
+    assert_int_equal(
+        RAND_set_seed_source_type(race_libctx, "PROBE-SEED", "provider=probe"),
+        1);
+    probe_wait_for = RACE_THREADS;
+    probe_inside = probe_contexts = 0;
+    pthread_barrier_init(&race_start, NULL, RACE_THREADS);
+    for (int i = 0; i < RACE_THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, race_thread, &race_start),
+                         0);
+    for (int i = 0; i < RACE_THREADS; i++) {
+        assert_int_equal(pthread_join(t[i], &res), 0);
+        assert_null(res);
+    }
+    pthread_barrier_destroy(&race_start);
+    probe_wait_for = 0;
+    printf("# held race: %d seed context(s), %d seed request(s)\n",
+           (int)probe_contexts, (int)probe_inside);
+    assert_int_equal(probe_inside, at_least(3, 5) ? RACE_THREADS : 1);
+    assert_int_equal(probe_contexts, probe_inside);
+    OSSL_LIB_CTX_free(race_libctx);
+}
+
+static void test_first_use_race(void **state)
+{
+    int histogram[RACE_THREADS + 1] = {0};
+
+    (void)state;
+    for (int run = 0; run < RACE_RUNS; run++) {
+        int status, n;
+        pid_t pid;
+
+        fflush(NULL);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+            _exit(race_once());
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        n = WEXITSTATUS(status);
+        if (n < 1 || n > RACE_THREADS)
+            fail_msg("run %d: status %d (seed requests, or 100+ = error)", run,
+                     n);
+        histogram[n]++;
+    }
+    printf("# seed requests after 8 simultaneous first uses, %d runs:",
+           RACE_RUNS);
+    for (int n = 1; n <= RACE_THREADS; n++)
+        if (histogram[n] != 0)
+            printf(" %d request(s) x%d", n, histogram[n]);
+    printf("\n");
+    /*
+     * 3.0-3.4 create the seed and the primary under the global lock: one
+     * request, always.  3.5+ create them outside it: how many racing
+     * threads get past the "no primary yet" check depends on scheduling
+     * (test_first_use_race_held forces all 8), so any of 1..8.
+     */
+    if (!at_least(3, 5))
+        assert_int_equal(histogram[1], RACE_RUNS);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_core_get_params_types),
+        cmocka_unit_test(test_primary_instantiate_request),
+        cmocka_unit_test(test_first_use_race_held),
+        cmocka_unit_test(test_first_use_race),
+    };
+
+    /* "race": one run, exit status = seed requests (for measuring). */
+    if (argc > 1 && strcmp(argv[1], "race") == 0)
+        return race_once();
+    printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
