@@ -59,3 +59,14 @@ require_real_rdrand() {
     fi
 }
 
+
+# openssl_at_least MAJOR MINOR: the openssl binary under test is at least
+# that release (compared as numbers, from "openssl version").
+openssl_at_least() {
+    local v major minor
+    v=$("$OPENSSL_BIN" version | awk '{ print $2 }')
+    major=${v%%.*}
+    minor=${v#*.}
+    minor=${minor%%.*}
+    [ "$major" -gt "$1" ] || { [ "$major" -eq "$1" ] && [ "$minor" -ge "$2" ]; }
+}
