@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # How every test is declared: one function, one hermetic environment.
 # The openssl binary of the libcrypto we build against (its prefix/bin, as
-# pkg-config reports it) before any other on PATH, and that libcrypto at
-# run time: a build against another OpenSSL (scripts/test.sh,
-# build-ossl-*) tests that version's binary and library, never a mix.
-pkg_get_variable(LIBCRYPTO_PREFIX libcrypto prefix)
-pkg_get_variable(LIBCRYPTO_LIBDIR libcrypto libdir)
+# pkg_check_modules found and cached it) before any other on PATH, and
+# that libcrypto at run time: a build against another OpenSSL
+# (scripts/test.sh, build-ossl-*) tests that version's binary and
+# library, never a mix.
 find_program(OPENSSL_BIN openssl HINTS "${LIBCRYPTO_PREFIX}/bin"
              REQUIRED)
 
