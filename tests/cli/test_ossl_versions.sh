@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# openssl.cnf behaviour that differs between OpenSSL releases, checked on
 # shellcheck disable=SC2317 # the helpers below are called through check
+# openssl.cnf behaviour that differs between OpenSSL releases, checked on
 # the release under test (scripts/test.sh runs 3.0, 3.5 and 3.6): the
 # binary and library are that release, "activate" is a boolean from 3.3,
 # random_provider exists from 3.5.  The FIPS provider: test_fips.sh.
