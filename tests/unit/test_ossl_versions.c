@@ -438,6 +438,117 @@ static void test_first_use_race(void **state)
         assert_int_equal(histogram[1], RACE_RUNS);
 }
 
+/* --- The FIPS provider seeded through libcrypto's seed context -------- */
+
+/* "MODULESDIR: \"/x\"" -> "/x" (OpenSSL_version's quoted strings) */
+static void unquote(int which, char *out, size_t len)
+{
+    const char *s = strchr(OpenSSL_version(which), '"');
+    size_t n;
+
+    assert_non_null(s);
+    n = strlen(++s);
+    assert_true(n > 0 && n < len);
+    memcpy(out, s, n - 1);
+    out[n - 1] = '\0';
+}
+
+/* 3.5+ (where the FIPS provider reads our seed) with fipsmodule.cnf. */
+static int fips_available(void)
+{
+    char dir[512], cnf[600];
+
+    unquote(OPENSSL_DIR, dir, sizeof(dir));
+    snprintf(cnf, sizeof(cnf), "%s/fipsmodule.cnf", dir);
+    return at_least(3, 5) && access(cnf, R_OK) == 0;
+}
+
+/*
+ * A library context with the FIPS provider and base activated from a
+ * config that includes this OpenSSL's fipsmodule.cnf, rdrand-sim loaded
+ * and selected as the seed source, the DRBGs of the FIPS provider.
+ */
+static OSSL_LIB_CTX *fips_libctx(OSSL_PROVIDER **sim)
+{
+    char dir[512], modules[512], cnf[1100], path[] = "/tmp/rdrand-fips-XXXXXX";
+    const char *sim_dir = getenv("OPENSSL_MODULES");
+    OSSL_LIB_CTX *libctx;
+    FILE *f;
+    int fd;
+
+    unquote(OPENSSL_DIR, dir, sizeof(dir));
+    unquote(OPENSSL_MODULES_DIR, modules, sizeof(modules));
+    snprintf(cnf, sizeof(cnf), "%s/fipsmodule.cnf", dir);
+    assert_non_null(sim_dir);
+    assert_true((fd = mkstemp(path)) >= 0);
+    assert_non_null(f = fdopen(fd, "w"));
+    fprintf(f,
+            "openssl_conf = init\n.include %s\n[init]\nproviders = provs\n"
+            "[provs]\nfips = fips_sect\nbase = base_sect\n"
+            "[base_sect]\nactivate = 1\n",
+            cnf);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(libctx = OSSL_LIB_CTX_new());
+    assert_int_equal(OSSL_PROVIDER_set_default_search_path(libctx, modules), 1);
+    assert_int_equal(OSSL_LIB_CTX_load_config(libctx, path), 1);
+    unlink(path);
+    assert_int_equal(OSSL_PROVIDER_available(libctx, "fips"), 1);
+    assert_int_equal(OSSL_PROVIDER_set_default_search_path(libctx, sim_dir), 1);
+    assert_non_null(*sim = OSSL_PROVIDER_load(libctx, "rdrand-sim"));
+    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                                               "provider=rdrand-sim"),
+                     1);
+    assert_int_equal(
+        RAND_set_DRBG_type(libctx, "CTR-DRBG", "fips=yes", NULL, NULL), 1);
+    return libctx;
+}
+
+/*
+ * From 3.5 RAND_bytes on a library context with a provider named "fips"
+ * goes to that provider's own DRBGs.  Those take entropy from libcrypto's
+ * seed context (get_user_entropy), but only if it exists when they are
+ * instantiated: RAND_get0_primary() first creates it (its primary is the
+ * FIPS CTR-DRBG, seeded by us), and then the FIPS DRBGs seed from us too.
+ * The other way round they seed from the OS and we see no request.
+ */
+static void test_fips_seed_order(void **state)
+{
+    OSSL_PROVIDER *sim;
+    OSSL_LIB_CTX *libctx;
+    EVP_RAND_CTX *primary;
+    EVP_PKEY *key;
+    unsigned char buf[32];
+    uint64_t before;
+
+    (void)state;
+    /* Wrong order: the FIPS provider's DRBG is made before the seed. */
+    assert_non_null(libctx = fips_libctx(&sim));
+    before = seed_requests(sim);
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
+    assert_non_null(key = EVP_PKEY_Q_keygen(libctx, "fips=yes", "EC", "P-256"));
+    EVP_PKEY_free(key);
+    assert_true(seed_requests(sim) == before);
+    OSSL_PROVIDER_unload(sim);
+    OSSL_LIB_CTX_free(libctx);
+
+    /* Right order: the seed context first. */
+    assert_non_null(libctx = fips_libctx(&sim));
+    before = seed_requests(sim);
+    assert_non_null(primary = RAND_get0_primary(libctx));
+    assert_string_equal(OSSL_PROVIDER_get0_name(EVP_RAND_get0_provider(
+                            EVP_RAND_CTX_get0_rand(primary))),
+                        "fips");
+    assert_true(seed_requests(sim) == before + 1); /* primary instantiated */
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
+    assert_true(seed_requests(sim) > before + 1); /* FIPS public DRBG */
+    before = seed_requests(sim);
+    assert_non_null(key = EVP_PKEY_Q_keygen(libctx, "fips=yes", "EC", "P-256"));
+    EVP_PKEY_free(key);
+    assert_true(seed_requests(sim) > before); /* FIPS private DRBG */
+    OSSL_PROVIDER_unload(sim);
+    OSSL_LIB_CTX_free(libctx);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -446,10 +557,22 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_first_use_race_held),
         cmocka_unit_test(test_first_use_race),
     };
+    const struct CMUnitTest fips_tests[] = {
+        cmocka_unit_test(test_fips_seed_order),
+    };
 
     /* "race": one run, exit status = seed requests (for measuring). */
     if (argc > 1 && strcmp(argv[1], "race") == 0)
         return race_once();
     printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
+    /* "fips": the FIPS tests alone; 77 (skip) without a FIPS provider. */
+    if (argc > 1 && strcmp(argv[1], "fips") == 0) {
+        if (!fips_available()) {
+            printf("SKIP: no FIPS provider (fipsmodule.cnf) in this "
+                   "OpenSSL 3.5+\n");
+            return 77;
+        }
+        return cmocka_run_group_tests(fips_tests, NULL, NULL);
+    }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
