@@ -66,7 +66,9 @@ sources_list() { # the URI and keyring of the system's main Debian entry
     fi
     [ -n "$uri" ] || die "no Debian archive URI found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
     local opt=""
-    [ -n "$key" ] && opt="[signed-by=$key] "
+    # A keyring path is reused; an inline key block is not (apt then
+    # falls back to its default keyrings).
+    [[ $key == /* ]] && opt="[signed-by=$key] "
     local suite
     for suite in sid trixie; do
         printf 'deb-src %s%s %s main\n' "$opt" "$uri" "$suite"
@@ -92,16 +94,24 @@ upstream() { # 1:3.5.7-1~deb13u1 -> 3.5.7
     echo "${v%%-*}"
 }
 
-# Offline or not listed: newest valid cached build of the series, if any.
-if [ ${#candidates[@]} -eq 0 ]; then
+# The newest valid cached build of the series, if any.
+newest_cached() {
+    local dir
     for dir in $(find "$cache" -maxdepth 1 -name "openssl-$series.*" | sort -Vr); do
-        v=${dir##*/openssl-}
-        if valid "$dir" "$v"; then
-            log "no $series.* listed by the archive; using cached $v"
+        if valid "$dir" "${dir##*/openssl-}"; then
             echo "$dir"
-            exit 0
+            return 0
         fi
     done
+    return 1
+}
+
+if [ ${#candidates[@]} -eq 0 ]; then # offline, or nothing listed
+    if dir=$(newest_cached); then
+        log "no $series.* listed by the archive; using cached ${dir##*/openssl-}"
+        echo "$dir"
+        exit 0
+    fi
     die "no OpenSSL $series.* source package listed (deb-src sid/trixie) and none cached in $cache"
 fi
 log "listed: ${candidates[*]}"
@@ -174,4 +184,9 @@ for deb in "${candidates[@]}"; do
         exit 0
     fi
 done
-die "none of the listed OpenSSL $series.* versions (${candidates[*]}) could be downloaded and built"
+if dir=$(newest_cached); then
+    log "none of ${candidates[*]} could be had; using cached ${dir##*/openssl-}"
+    echo "$dir"
+    exit 0
+fi
+die "none of the listed OpenSSL $series.* versions (${candidates[*]}) could be downloaded and built, and none is cached in $cache"
