@@ -278,6 +278,19 @@ static void test_core_get_params_types(void **state)
     OSSL_LIB_CTX_free(libctx);
 }
 
+static uint64_t counter(OSSL_PROVIDER *prov, const char *name)
+{
+    uint64_t v = 0;
+    OSSL_PARAM p[] = {OSSL_PARAM_uint64(name, &v), OSSL_PARAM_END};
+
+    return OSSL_PROVIDER_get_params(prov, p) == 1 ? v : UINT64_MAX;
+}
+
+static uint64_t seed_requests(OSSL_PROVIDER *prov)
+{
+    return counter(prov, RDRAND_PARAM_SEED_REQUESTS);
+}
+
 /*
  * The primary CTR-DRBG (AES-256) asks its seed source for 256 bits at
  * instantiation on 3.0 to 3.4 and for 384 (entropy plus nonce, from 3.5);
@@ -286,6 +299,8 @@ static void test_core_get_params_types(void **state)
 static void test_primary_instantiate_request(void **state)
 {
     OSSL_LIB_CTX *libctx = probe_libctx();
+    OSSL_PROVIDER *sim, *deflt;
+    uint64_t requests, bytes;
     unsigned char buf[32];
 
     (void)state;
@@ -295,6 +310,22 @@ static void test_primary_instantiate_request(void **state)
     assert_int_equal(seen.seeds, 1);
     assert_int_equal(seen.entropy, at_least(3, 5) ? 384 : 256);
     assert_int_equal(seen.min_len, 48);
+    OSSL_LIB_CTX_free(libctx);
+
+    /* The simulated-CPU module serves that request with 48 bytes. */
+    assert_non_null(libctx = OSSL_LIB_CTX_new());
+    assert_non_null(sim = OSSL_PROVIDER_load(libctx, "rdrand-sim"));
+    assert_non_null(deflt = OSSL_PROVIDER_load(libctx, "default"));
+    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                                               "provider=rdrand-sim"),
+                     1);
+    requests = seed_requests(sim);
+    bytes = counter(sim, RDRAND_PARAM_SEED_BYTES);
+    assert_int_equal(RAND_bytes_ex(libctx, buf, sizeof(buf), 0), 1);
+    assert_int_equal(seed_requests(sim) - requests, 1);
+    assert_int_equal(counter(sim, RDRAND_PARAM_SEED_BYTES) - bytes, 48);
+    OSSL_PROVIDER_unload(deflt);
+    OSSL_PROVIDER_unload(sim);
     OSSL_LIB_CTX_free(libctx);
 }
 
@@ -315,15 +346,6 @@ static void *race_thread(void *arg)
                                                                 : (void *)1;
 }
 
-static uint64_t seed_requests(OSSL_PROVIDER *prov)
-{
-    uint64_t v = 0;
-    OSSL_PARAM p[] = {OSSL_PARAM_uint64(RDRAND_PARAM_SEED_REQUESTS, &v),
-                      OSSL_PARAM_END};
-
-    return OSSL_PROVIDER_get_params(prov, p) == 1 ? v : UINT64_MAX;
-}
-
 /*
  * One run, in a fresh process (the counters are process-wide): 8 threads
  * make their first RAND_bytes at once.  Exit status: the number of seed
@@ -334,7 +356,7 @@ static int race_once(void)
 {
     pthread_t t[RACE_THREADS];
     OSSL_PROVIDER *sim, *deflt;
-    uint64_t after_race;
+    uint64_t before, after_race;
     void *res;
     int failed = 0;
 
@@ -345,6 +367,8 @@ static int race_once(void)
         || !RAND_set_seed_source_type(race_libctx, RDRAND_ALGORITHM_NAME,
                                       "provider=rdrand-sim"))
         return 101;
+    /* Process-wide counters, inherited through fork: count the change. */
+    before = seed_requests(sim);
     pthread_barrier_init(&race_start, NULL, RACE_THREADS);
     for (int i = 0; i < RACE_THREADS; i++)
         if (pthread_create(&t[i], NULL, race_thread, &race_start) != 0)
@@ -361,6 +385,7 @@ static int race_once(void)
         pthread_join(t[0], &res);
     if (seed_requests(sim) != after_race)
         return 104;
+    after_race -= before;
     return after_race > 99 ? 105 : (int)after_race;
 }
 
