@@ -59,7 +59,6 @@ require_real_rdrand() {
     fi
 }
 
-
 # openssl_at_least MAJOR MINOR: the openssl binary under test is at least
 # that release (compared as numbers, from "openssl version").
 openssl_at_least() {
