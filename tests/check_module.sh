@@ -17,6 +17,21 @@ no_simulation() { ! strings "$1" | grep -q RDRAND_SIM; }
 no_getenv() { ! nm -D --undefined-only "$1" | grep -qw -e getenv -e secure_getenv; }
 bind_now() { readelf -d "$1" | grep -q -e BIND_NOW -e 'FLAGS.*NOW'; }
 no_delete() { readelf -d "$1" | grep -q 'FLAGS_1.*NODELETE'; }
+# Hardening (CMakeLists.txt, "Hardening" block).
+full_relro() { readelf -lW "$1" | grep -q GNU_RELRO && bind_now "$1"; }
+stack_not_exec() { readelf -lW "$1" | grep -Eq 'GNU_STACK .* RW  '; }
+stack_protector() { nm -D --undefined-only "$1" | grep -qw __stack_chk_fail; }
+fortified() { nm -D --undefined-only "$1" | grep -Eq ' __[a-z_]+_chk(@|$)'; }
+# -fcf-protection: every function whose address is taken (the dispatch
+# tables) starts with ENDBR64.  The ELF property note (readelf -n "x86
+# feature: IBT, SHSTK") is the AND over every linked object, and Debian's
+# crti.o carries none, so it is required only when the toolchain's does.
+crti_has_cet() { readelf -n "$(gcc -print-file-name=crti.o)" | grep -q IBT; }
+cet() {
+    [ "$(objdump -d "$1" | grep -c endbr64)" -ge 20 ] || return 1
+    crti_has_cet || return 0
+    readelf -n "$1" | grep -q 'x86 feature: IBT, SHSTK'
+}
 
 check "rdrand.so exists with no lib prefix" test -f "$so"
 check "rdrand.so exports exactly OSSL_provider_init" exports_only_init "$so"
@@ -24,6 +39,14 @@ check "rdrand.so carries no simulation (no RDRAND_SIM)" no_simulation "$so"
 check "rdrand.so imports no getenv" no_getenv "$so"
 check "rdrand.so is linked with -z now" bind_now "$so"
 check "rdrand.so stays mapped after dlclose (-z nodelete)" no_delete "$so"
+check "rdrand.so has full RELRO (GNU_RELRO and BIND_NOW)" full_relro "$so"
+check "rdrand.so has a non-executable stack (GNU_STACK RW)" \
+    stack_not_exec "$so"
+check "rdrand.so is built with stack protection (__stack_chk_fail)" \
+    stack_protector "$so"
+check "rdrand.so is built with _FORTIFY_SOURCE (a __*_chk import)" \
+    fortified "$so"
+check "rdrand.so is built with -fcf-protection (ENDBR64, CET note)" cet "$so"
 check "rdrand-sim.so exports exactly OSSL_provider_init" \
     exports_only_init "$sim"
 finish
