@@ -164,7 +164,14 @@ static size_t rdrand_get_seed(void *vctx, unsigned char **pout, int entropy,
     *pout = NULL;
     if (len < min_len)
         len = min_len;
-    if (len == 0 || len > max_len) {
+    if (len == 0) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_LENGTH,
+                     "a zero-length seed was requested (entropy %d bits, "
+                     "min_len 0): the calling DRBG's request is inconsistent",
+                     entropy);
+        goto fail;
+    }
+    if (len > max_len) {
         RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_LENGTH,
                      "a seed of %zu bytes (entropy %d bits, min_len %zu) "
                      "does not fit max_len %zu: the calling DRBG's request "
