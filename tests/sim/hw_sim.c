@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct sim_word {
     uint64_t value;
@@ -53,15 +54,34 @@ static int sim_error(char *err, size_t errlen, const char *fmt, ...)
     return 0;
 }
 
-static int sim_parse_u64(const char *s, int base, uint64_t *out)
+/* Exactly 1..maxdigits digits of base (10 or 16): no sign, space or 0x. */
+static int sim_parse_u64(const char *s, int base, size_t maxdigits,
+                         uint64_t *out)
 {
-    char *end;
+    const char *digits = base == 16 ? "0123456789abcdefABCDEF" : "0123456789";
+    size_t n = strspn(s, digits);
 
-    if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+    if (n == 0 || n > maxdigits || s[n] != '\0')
         return 0;
     errno = 0;
-    *out = strtoull(s, &end, base);
-    return errno == 0 && *end == '\0';
+    *out = strtoull(s, NULL, base);
+    return errno == 0;
+}
+
+/* One words line without its newline: "<16 hex>" or "<16 hex> fail". */
+static int sim_parse_word_line(const char *line, struct sim_word *w)
+{
+    char hex[17];
+
+    if (strspn(line, "0123456789abcdefABCDEF") != 16)
+        return 0;
+    if (strcmp(line + 16, "") != 0 && strcmp(line + 16, " fail") != 0)
+        return 0;
+    memcpy(hex, line, 16);
+    hex[16] = '\0';
+    w->value = strtoull(hex, NULL, 16);
+    w->carry = line[16] == '\0';
+    return 1;
 }
 
 static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
@@ -70,37 +90,45 @@ static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
     FILE *f = fopen(path, "r");
     char line[128];
     size_t cap = 0, lineno = 0;
+    struct stat st;
 
     if (f == NULL)
         return sim_error(err, errlen, "words=%s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return sim_error(err, errlen, "words=%s: not a regular file", path);
+    }
     while (fgets(line, sizeof(line), f) != NULL) {
-        char hex[17], extra[8] = "";
-        int fields, end = 0;
+        size_t len = strlen(line);
 
         lineno++;
-        if (line[0] == '\n' || line[0] == '#')
-            continue;
-        /* Exactly "<16 hex>" or "<16 hex> fail", then only the newline. */
-        fields = sscanf(line, "%16[0-9a-fA-F]%n %7s%n", hex, &end, extra, &end);
-        if (fields < 1 || strlen(hex) != 16
-            || (fields == 2 && strcmp(extra, "fail") != 0)
-            || strspn(line + end, " \t\r\n") != strlen(line + end)
-            || (strchr(line, '\n') == NULL && !feof(f))) {
+        if (len > 0 && line[len - 1] == '\n')
+            line[--len] = '\0';
+        else if (!feof(f) || len == sizeof(line) - 1) {
             fclose(f);
-            return sim_error(err, errlen,
-                             "words=%s line %zu: want 16 hex digits, "
-                             "optionally followed by \" fail\"",
-                             path, lineno);
+            return sim_error(err, errlen, "words=%s line %zu: too long", path,
+                             lineno);
         }
+        if (len == 0 || line[0] == '#')
+            continue;
         if (cpu->nwords == cap) {
             cap = cap ? 2 * cap : 64;
             cpu->words = realloc(cpu->words, cap * sizeof(*cpu->words));
             if (cpu->words == NULL)
                 abort();
         }
-        cpu->words[cpu->nwords].value = strtoull(hex, NULL, 16);
-        cpu->words[cpu->nwords].carry = fields != 2;
+        if (!sim_parse_word_line(line, &cpu->words[cpu->nwords])) {
+            fclose(f);
+            return sim_error(err, errlen,
+                             "words=%s line %zu: want exactly 16 hex digits, "
+                             "optionally followed by \" fail\"",
+                             path, lineno);
+        }
         cpu->nwords++;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        return sim_error(err, errlen, "words=%s: read error", path);
     }
     fclose(f);
     if (cpu->nwords == 0)
@@ -108,18 +136,48 @@ static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
     return 1;
 }
 
+#define SIM_MAX_ITEMS 16
+
+/* Split spec at commas into items; refuse empty items and repeated keys. */
+static int sim_split(char *copy, char **items, size_t *n, char *err,
+                     size_t errlen)
+{
+    char *item, *next = copy;
+
+    *n = 0;
+    if (*copy == '\0')
+        return 1;
+    while ((item = strsep(&next, ",")) != NULL) {
+        size_t keylen = strcspn(item, "=");
+
+        if (*item == '\0')
+            return sim_error(err, errlen,
+                             "empty item (two commas, or a "
+                             "comma at either end)");
+        if (*n == SIM_MAX_ITEMS)
+            return sim_error(err, errlen, "more than %d items", SIM_MAX_ITEMS);
+        for (size_t i = 0; i < *n; i++)
+            if (strncmp(items[i], item, keylen + 1) == 0)
+                return sim_error(err, errlen, "\"%.*s\" given twice",
+                                 (int)keylen, item);
+        items[(*n)++] = item;
+    }
+    return 1;
+}
+
 static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
                      size_t errlen)
 {
-    char *copy = strdup(spec), *item, *save = NULL;
+    char *copy = strdup(spec), *items[SIM_MAX_ITEMS];
     const char *coco = "none";
-    int ok = 1;
+    size_t n;
+    int ok;
 
     if (copy == NULL)
         abort();
-    for (item = strtok_r(copy, ",", &save); ok && item != NULL;
-         item = strtok_r(NULL, ",", &save)) {
-        char *value = strchr(item, '=');
+    ok = sim_split(copy, items, &n, err, errlen);
+    for (size_t i = 0; ok && i < n; i++) {
+        char *item = items[i], *value = strchr(item, '=');
 
         if (value == NULL) {
             ok = sim_error(err, errlen, "\"%s\": want key=value", item);
@@ -131,12 +189,13 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
         else if (strcmp(item, "rdrand") == 0 && strcmp(value, "present") == 0)
             cpu->rdrand_present = 1;
         else if (strcmp(item, "fail-at") == 0)
-            ok = sim_parse_u64(value, 10, &cpu->fail_at) && cpu->fail_at > 0;
-        else if (strcmp(item, "fail-from") == 0)
             ok =
-                sim_parse_u64(value, 10, &cpu->fail_from) && cpu->fail_from > 0;
+                sim_parse_u64(value, 10, 20, &cpu->fail_at) && cpu->fail_at > 0;
+        else if (strcmp(item, "fail-from") == 0)
+            ok = sim_parse_u64(value, 10, 20, &cpu->fail_from)
+                 && cpu->fail_from > 0;
         else if (strcmp(item, "value") == 0)
-            ok = cpu->have_value = sim_parse_u64(value, 16, &cpu->value);
+            ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
         else if (strcmp(item, "words") == 0)
             ok = sim_load_words(value, cpu, err, errlen);
         else if (strcmp(item, "coco") == 0) {

@@ -1,13 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The simulated CPU behind provider/hw.h, for test builds only.
- * Grammar of RDRAND_SIM (comma-separated, every item optional):
+ * Grammar of RDRAND_SIM (comma-separated key=value items, every item
+ * optional, each key at most once, no empty item, no spaces):
  *   rdrand=present|absent   CPUID leaf 1 ECX bit 30 (default present)
  *   fail-at=N               the N-th RDRAND execution (1-based) returns CF=0
  *   fail-from=N             executions N, N+1, ... return CF=0
- *   value=HEX               every execution returns this word with CF=1
- *   words=FILE              replay FILE's lines "<16 hex digits>[ fail]"
+ *   value=HEX               every execution returns this word with CF=1;
+ *                           HEX is 1 to 16 hex digits, no 0x, no sign
+ *   words=FILE              replay FILE (a regular file) in a loop
  *   coco=PLATFORM           CPUID leaves and files of that kind of guest
+ * N is decimal digits only, at least 1.  A words FILE holds one word per
+ * line, each line exactly "<16 hex digits>" or "<16 hex digits> fail"
+ * (one space; no tab, no other trailing character, no CR) ended by a
+ * newline (the last line may omit it); empty lines and lines starting
+ * with '#' are skipped; at least one word.  Anything else is refused with
+ * a message naming the item (and the line).
  * Unset or empty: a working RDRAND returning a deterministic splitmix64
  * stream (seed fixed, so runs are repeatable).
  */
