@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Zeroization.  Allocation hooks (CRYPTO_set_mem_functions, installed
+ * before libcrypto allocates anything) record every buffer allocated by
+ * provider/ code and check, when it is freed, that every byte is zero.
+ * The secure heap is left uninitialised on purpose: OPENSSL_secure_*
+ * then fall through to CRYPTO_malloc/CRYPTO_free, so the hooks see the
+ * provider's secure allocations too.  Then: the provider's live memory
+ * holds no delivered word after uninstantiate, the stack holds no run of
+ * self-test or CoCo words after init, and the CoCo scratch is wiped.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+#include <openssl/rand.h>
+
+#include "rdrand_provider.h"
+
+#include "coco_policy.h"
+#include "fake_core.h"
+#include "prov.h"
+#include "rand.h"
+#include "sim.h"
+
+/* ---- allocation hooks ---- */
+
+struct alloc {
+    void *p;
+    size_t n;
+    const char *file;
+    int line;
+};
+
+static struct alloc live[256]; /* provider/ allocations not yet freed */
+static size_t nlive;
+static uint64_t checked_frees, dirty_frees;
+static char dirty_where[128];
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int from_provider(const char *file)
+{
+    return file != NULL && strncmp(file, "provider/", 9) == 0;
+}
+
+static void track(void *p, size_t n, const char *file, int line)
+{
+    pthread_mutex_lock(&hooks_lock);
+    if (nlive == sizeof(live) / sizeof(live[0]))
+        abort(); /* more live provider buffers than any test makes */
+    live[nlive++] = (struct alloc){p, n, file, line};
+    pthread_mutex_unlock(&hooks_lock);
+}
+
+static void untrack_and_check(void *p)
+{
+    pthread_mutex_lock(&hooks_lock);
+    for (size_t i = 0; i < nlive; i++) {
+        if (live[i].p != p)
+            continue;
+        const unsigned char *b = p;
+        unsigned char any = 0;
+
+        for (size_t j = 0; j < live[i].n; j++)
+            any |= b[j];
+        checked_frees++;
+        if (any != 0) {
+            dirty_frees++;
+            snprintf(dirty_where, sizeof(dirty_where), "%s:%d (%zu bytes)",
+                     live[i].file, live[i].line, live[i].n);
+        }
+        live[i] = live[--nlive];
+        break;
+    }
+    pthread_mutex_unlock(&hooks_lock);
+}
+
+static void *hook_malloc(size_t n, const char *file, int line)
+{
+    void *p = malloc(n);
+
+    if (p != NULL && from_provider(file))
+        track(p, n, file, line);
+    return p;
+}
+
+static void *hook_realloc(void *p, size_t n, const char *file, int line)
+{
+    if (p != NULL)
+        untrack_and_check(p); /* the old contents go back to the heap */
+    p = realloc(p, n);
+    if (p != NULL && from_provider(file))
+        track(p, n, file, line);
+    return p;
+}
+
+static void hook_free(void *p, const char *file, int line)
+{
+    (void)file, (void)line;
+    if (p != NULL)
+        untrack_and_check(p);
+    free(p);
+}
+
+static void assert_all_freed_clean(uint64_t frees_before, uint64_t at_least)
+{
+    if (dirty_frees != 0)
+        fail_msg("%llu provider buffers freed with data in them, last "
+                 "allocated at %s",
+                 (unsigned long long)dirty_frees, dirty_where);
+    if (checked_frees - frees_before < at_least)
+        fail_msg("only %llu provider buffers freed, expected %llu or more",
+                 (unsigned long long)(checked_frees - frees_before),
+                 (unsigned long long)at_least);
+}
+
+/* ---- the simulated CPU's words, known to the test ---- */
+
+#define NWORDS 64
+static uint64_t words[NWORDS];
+static char words_path[] = "/tmp/rdrand-zeroize-XXXXXX";
+static char words_spec[64];
+
+static int write_words(void **state)
+{
+    int fd = mkstemp(words_path);
+    FILE *f;
+
+    (void)state;
+    if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
+        return -1;
+    for (int i = 0; i < NWORDS; i++) {
+        uint64_t z = (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ULL; /* splitmix */
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        words[i] = z ^ (z >> 31);
+        fprintf(f, "%016llx\n", (unsigned long long)words[i]);
+    }
+    snprintf(words_spec, sizeof(words_spec), "words=%s", words_path);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int remove_words(void **state)
+{
+    (void)state;
+    return unlink(words_path);
+}
+
+__attribute__((no_sanitize("address", "thread"))) static uint64_t
+load64(const volatile unsigned char *p)
+{
+    uint64_t v = 0;
+
+    for (int j = 0; j < 8; j++)
+        v |= (uint64_t)p[j] << (8 * j);
+    return v;
+}
+
+/* Any known word anywhere in [p, p + n), at any byte offset. */
+static int holds_word(const volatile unsigned char *p, size_t n)
+{
+    for (size_t off = 0; off + 8 <= n; off++)
+        for (int i = 0; i < NWORDS; i++)
+            if (load64(p + off) == words[i])
+                return 1;
+    return 0;
+}
+
+/*
+ * Two consecutive known words side by side in the dead stack below this
+ * frame: the trace of an undrained buffer (the self-test's words, the
+ * CoCo scratch, a seed).  A lone word may be a register spill the
+ * compiler made; a run of two is a buffer.
+ */
+__attribute__((noinline, no_sanitize("address", "thread"))) static int
+stack_holds_buffer(void)
+{
+    const volatile unsigned char *sp = __builtin_frame_address(0);
+
+    for (size_t off = 16; off <= 48 * 1024; off++)
+        for (int i = 0; i + 1 < NWORDS; i++)
+            if (load64(sp - off) == words[i]
+                && load64(sp - off + 8) == words[i + 1])
+                return 1;
+    return 0;
+}
+
+/*
+ * The scanner's positive control: a buffer left on the stack is found.
+ * Called again with 0, the same frame overwrites it.
+ */
+__attribute__((noinline)) static void leave_buffer_on_stack(int leave)
+{
+    volatile uint64_t buf[4] = {0};
+
+    if (leave)
+        for (int i = 0; i < 4; i++)
+            buf[i] = words[5 + i];
+    (void)buf[0];
+}
+
+/* Zero the dead stack the scan looks at, so it starts from nothing. */
+__attribute__((noinline)) static void wipe_dead_stack(void)
+{
+    unsigned char area[56 * 1024];
+
+    OPENSSL_cleanse(area, sizeof(area));
+}
+
+/* ---- tests ---- */
+
+#define RAND_FN(type, id)                                                      \
+    ((OSSL_FUNC_rand_##type##_fn *)fake_dispatch_fn(rdrand_rand_functions, id))
+
+/* get_seed's buffer: wiped by clear_seed and on every failure path. */
+static void test_seed_buffers(void **state)
+{
+    uint64_t before = checked_frees;
+    const OSSL_DISPATCH *prov;
+    void *provctx, *ctx;
+    unsigned char *seed;
+    char spec[32];
+    size_t len;
+
+    (void)state;
+    assert_int_equal(fake_provider_init("", NULL, &provctx, &prov), 1);
+    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 256, 0, NULL, 0, NULL),
+                     1);
+    /* Success, then clear_seed; sizes that end mid-word too. */
+    for (size_t want = 1; want <= 48; want++) {
+        len = RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(ctx, &seed, 0, want,
+                                                         want, 0, NULL, 0);
+        assert_int_equal(len, want);
+        RAND_FN(clear_seed, OSSL_FUNC_RAND_CLEAR_SEED)(ctx, seed, len);
+    }
+    /* CF=0 at every word of a 48-byte seed: the buffer is freed wiped. */
+    for (int k = 1; k <= 6; k++) {
+        snprintf(spec, sizeof(spec), "fail-at=%d", k);
+        sim_or_fail(spec);
+        assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
+                             ctx, &seed, 384, 48, 48, 0, NULL, 0),
+                         0);
+        assert_null(seed);
+    }
+    /* A health-test failure (a repeated word) half-way. */
+    sim_or_fail("value=0123456789abcdef");
+    assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
+                         ctx, &seed, 384, 48, 48, 0, NULL, 0),
+                     0);
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+    /* 48 seeds, 6 + 1 failed ones, the context, the provider. */
+    assert_all_freed_clean(before, 48 + 7 + 2);
+    assert_int_equal(nlive, 0);
+}
+
+/* The same through libcrypto's DRBG chain, prediction resistance on. */
+static void test_libcrypto_chain(void **state)
+{
+    uint64_t before = checked_frees;
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER *prov, *deflt;
+    unsigned char buf[64];
+
+    (void)state;
+    sim_or_fail("");
+    assert_non_null(libctx);
+    assert_int_equal(OSSL_PROVIDER_add_builtin(libctx, RDRAND_PROVIDER_NAME,
+                                               OSSL_provider_init),
+                     1);
+    assert_non_null(prov = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME));
+    assert_non_null(deflt = OSSL_PROVIDER_load(libctx, "default"));
+    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
+                                               "provider=rdrand-sim"),
+                     1);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(EVP_RAND_generate(RAND_get0_public(libctx), buf,
+                                           sizeof(buf), 0, 1, NULL, 0),
+                         1);
+    OSSL_PROVIDER_unload(deflt);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+    assert_all_freed_clean(before, 100);
+    assert_int_equal(nlive, 0);
+}
+
+/*
+ * What the provider keeps between calls: after uninstantiate no byte of
+ * its live memory (provider and RAND context) holds a delivered word,
+ * and verify_zeroization says so; before it, it truthfully says not.
+ */
+static void test_context_scan(void **state)
+{
+    const OSSL_DISPATCH *prov;
+    void *provctx, *ctx;
+    unsigned char out[100];
+    unsigned char *seed;
+    size_t len;
+    int held = 0;
+
+    (void)state;
+    assert_int_equal(fake_provider_init(words_spec, NULL, &provctx, &prov), 1);
+    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 256, 0, NULL, 0, NULL),
+                     1);
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         ctx, out, sizeof(out), 256, 0, NULL, 0),
+                     1);
+    len = RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(ctx, &seed, 256, 32, 32, 0,
+                                                     NULL, 0);
+    assert_int_equal(len, 32);
+    RAND_FN(clear_seed, OSSL_FUNC_RAND_CLEAR_SEED)(ctx, seed, len);
+    OPENSSL_cleanse(out, sizeof(out));
+    /* The continuous tests keep the last word: not zeroized yet. */
+    assert_int_equal(
+        RAND_FN(verify_zeroization, OSSL_FUNC_RAND_VERIFY_ZEROIZATION)(ctx), 0);
+    for (size_t i = 0; i < nlive; i++)
+        held |= holds_word(live[i].p, live[i].n);
+    assert_true(held); /* the scan sees what is there */
+
+    assert_int_equal(RAND_FN(uninstantiate, OSSL_FUNC_RAND_UNINSTANTIATE)(ctx),
+                     1);
+    assert_int_equal(
+        RAND_FN(verify_zeroization, OSSL_FUNC_RAND_VERIFY_ZEROIZATION)(ctx), 1);
+    assert_int_equal(nlive, 2); /* the provider and the RAND context */
+    for (size_t i = 0; i < nlive; i++)
+        if (holds_word(live[i].p, live[i].n))
+            fail_msg("a delivered word is still in %s:%d (%zu bytes)",
+                     live[i].file, live[i].line, live[i].n);
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+}
+
+/*
+ * The startup self-test (8 words) and the CoCo check at load (256 bits)
+ * draw into stack buffers and wipe them: after OSSL_provider_init in a
+ * simulated TDX guest, no run of those words is left on the stack.
+ */
+static void test_stack_after_init(void **state)
+{
+    const OSSL_DISPATCH *prov;
+    void *provctx;
+    char spec[96];
+
+    (void)state;
+    leave_buffer_on_stack(1);
+    assert_true(stack_holds_buffer()); /* the scan finds a left buffer */
+    leave_buffer_on_stack(0);
+    wipe_dead_stack();
+    assert_false(stack_holds_buffer());
+
+    /* No CoCo: the self-test alone (its frame is not overwritten). */
+    assert_int_equal(fake_provider_init(words_spec, NULL, &provctx, &prov), 1);
+    assert_int_equal(rdrand_sim_executions(), 8);
+    assert_false(stack_holds_buffer());
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+
+    wipe_dead_stack();
+    snprintf(spec, sizeof(spec), "%s,coco=tdx", words_spec);
+    assert_int_equal(fake_provider_init(spec, NULL, &provctx, &prov), 1);
+    assert_int_equal(((struct rdrand_prov *)provctx)->coco_seed_bits, 256);
+    assert_int_equal(rdrand_sim_executions(), 12); /* self-test + CoCo */
+    assert_false(stack_holds_buffer());
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+}
+
+/* The CoCo scratch is wiped after a good draw and after a failed one. */
+static void test_coco_scratch(void **state)
+{
+    const OSSL_DISPATCH *prov;
+    void *provctx;
+    unsigned char scratch[512];
+    static const unsigned char zero[sizeof(scratch)];
+
+    (void)state;
+    assert_int_equal(fake_provider_init(words_spec, NULL, &provctx, &prov), 1);
+    memset(scratch, 0xa5, sizeof(scratch));
+    assert_int_equal(rdrand_coco_seed_check(provctx, scratch, sizeof(scratch)),
+                     0);
+    assert_memory_equal(scratch, zero, sizeof(scratch));
+    sim_or_fail("fail-at=3");
+    memset(scratch, 0xa5, sizeof(scratch));
+    assert_int_not_equal(
+        rdrand_coco_seed_check(provctx, scratch, sizeof(scratch)), 0);
+    assert_memory_equal(scratch, zero, sizeof(scratch));
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_buffers),
+        cmocka_unit_test(test_libcrypto_chain),
+        cmocka_unit_test(test_context_scan),
+        cmocka_unit_test(test_stack_after_init),
+        cmocka_unit_test(test_coco_scratch),
+    };
+
+    /* Before libcrypto's first allocation, or the call fails. */
+    if (!CRYPTO_set_mem_functions(hook_malloc, hook_realloc, hook_free)) {
+        fprintf(stderr, "CRYPTO_set_mem_functions failed\n");
+        return 1;
+    }
+    return cmocka_run_group_tests(tests, write_words, remove_words);
+}
