@@ -13,7 +13,7 @@
 #define COCO_MSR_PATH "/dev/cpu/0/msr"
 #define COCO_MSR_SEV_STATUS 0xC0010131u
 #define COCO_CPUINFO_PATH "/proc/cpuinfo"
-#define COCO_CPUINFO_MAX (64 * 1024)
+#define COCO_CPUINFO_MAX ((size_t)64 * 1024)
 #define COCO_SYSFS_PLATFORM "/sys/devices/platform"
 #define COCO_TDX_FLAG "tdx_guest"
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,9 +53,10 @@ static int rdrand_parse_choice(const struct rdrand_prov *prov, const char *key,
             *out = c->value;
             return 1;
         }
-        if (accepted[0] != '\0')
-            strcat(accepted, " | ");
-        strcat(accepted, c->name);
+        size_t used = strlen(accepted);
+
+        snprintf(accepted + used, sizeof(accepted) - used, "%s%s",
+                 used != 0 ? " | " : "", c->name);
     }
     return rdrand_bad_value(prov, key, value, accepted);
 }

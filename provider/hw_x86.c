@@ -17,6 +17,7 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
     return 1;
 }
 
+/* NOLINTNEXTLINE(readability-non-const-parameter): the asm writes *out */
 int rdrand_hw_rdrand64(uint64_t *out)
 {
     unsigned char ok;

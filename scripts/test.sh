@@ -7,7 +7,8 @@
 # in RDRAND_OPENSSL_SERIES (default "3.5 3.6"), fetch and build it once
 # (scripts/openssl-build.sh, cached outside the checkout) and run the
 # whole uninstrumented suite again against it (build-ossl-<series>): its
-# libcrypto, its openssl binary, its FIPS provider.
+# libcrypto, its openssl binary, its FIPS provider. Then static analysis
+# (scripts/analyze.sh).
 #   RDRAND_TEST_LONG=0 skips the labelled "long" tests.
 #   RDRAND_OPENSSL_SERIES="" runs the system OpenSSL only.
 set -euo pipefail
@@ -65,3 +66,5 @@ for series in ${RDRAND_OPENSSL_SERIES-3.5 3.6}; do
         RDRAND_EXPECT_OPENSSL_VERSION=${prefix##*/openssl-} \
         suite "$dir" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDRAND_SANITIZE=
 done
+
+scripts/analyze.sh build-analyze
