@@ -18,6 +18,7 @@
 #include "counters.h"
 #include "errors.h"
 #include "hw.h"
+#include "params.h"
 #include "prov.h"
 #include "rand.h"
 #include "source.h"
@@ -131,7 +132,7 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
          i++)
         if ((p = OSSL_PARAM_locate(params, rdrand_counter_params[i].name))
                 != NULL
-            && !OSSL_PARAM_set_uint64(
+            && !rdrand_param_set_uint64(
                 p, rdrand_counter_get(rdrand_counter_params[i].counter)))
             goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
@@ -145,7 +146,7 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         && !OSSL_PARAM_set_utf8_ptr(p, prov->coco.signal))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SEED_BITS)) != NULL
-        && !OSSL_PARAM_set_uint64(p, prov->coco_seed_bits))
+        && !rdrand_param_set_uint64(p, prov->coco_seed_bits))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_HEALTH_STATE)) != NULL
         && !OSSL_PARAM_set_utf8_ptr(p, rdrand_source_state_text(prov)))

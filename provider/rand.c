@@ -17,6 +17,7 @@
 
 #include "counters.h"
 #include "errors.h"
+#include "params.h"
 #include "prov.h"
 #include "rand.h"
 #include "source.h"
@@ -273,7 +274,7 @@ static int rdrand_get_ctx_params(void *vctx, OSSL_PARAM params[])
         && !OSSL_PARAM_set_uint(p, RDRAND_STRENGTH))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_MAX_REQUEST)) != NULL
-        && !OSSL_PARAM_set_size_t(p, RDRAND_MAX_REQUEST))
+        && !rdrand_param_set_uint64(p, RDRAND_MAX_REQUEST))
         goto bad;
     return 1;
 bad:

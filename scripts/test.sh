@@ -8,7 +8,8 @@
 # (scripts/openssl-build.sh, cached outside the checkout) and run the
 # whole uninstrumented suite again against it (build-ossl-<series>): its
 # libcrypto, its openssl binary, its FIPS provider. Then static analysis
-# (scripts/analyze.sh).
+# (scripts/analyze.sh) and each libFuzzer harness for a bounded time
+# (scripts/fuzz.sh; RDRAND_FUZZ_SECONDS, default 60, 0 skips fuzzing).
 #   RDRAND_TEST_LONG=0 skips the labelled "long" tests.
 #   RDRAND_OPENSSL_SERIES="" runs the system OpenSSL only.
 set -euo pipefail
@@ -68,3 +69,9 @@ for series in ${RDRAND_OPENSSL_SERIES-3.5 3.6}; do
 done
 
 scripts/analyze.sh build-analyze
+if [ "${RDRAND_FUZZ_SECONDS:-60}" = 0 ]; then
+    echo "==== fuzzing NOT run (RDRAND_FUZZ_SECONDS=0)"
+else
+    echo "==== fuzzing, ${RDRAND_FUZZ_SECONDS:-60} s per harness"
+    scripts/fuzz.sh build-fuzz
+fi

@@ -44,7 +44,8 @@ static void *sim_hook_arg;
 static int sim_configured;
 static char sim_coco[32] = "none"; /* platform selected in sim_coco.c */
 
-static int sim_error(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int
+sim_error(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
 
@@ -88,9 +89,11 @@ static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
                           size_t errlen)
 {
     FILE *f = fopen(path, "r");
-    char line[128];
-    size_t cap = 0, lineno = 0;
+    char *line = NULL;
+    size_t cap = 0, linecap = 0, lineno = 0;
+    ssize_t len;
     struct stat st;
+    int ok = 1;
 
     if (f == NULL)
         return sim_error(err, errlen, "words=%s: %s", path, strerror(errno));
@@ -98,16 +101,14 @@ static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
         fclose(f);
         return sim_error(err, errlen, "words=%s: not a regular file", path);
     }
-    while (fgets(line, sizeof(line), f) != NULL) {
-        size_t len = strlen(line);
-
+    while (ok && (len = getline(&line, &linecap, f)) >= 0) {
         lineno++;
         if (len > 0 && line[len - 1] == '\n')
             line[--len] = '\0';
-        else if (!feof(f) || len == sizeof(line) - 1) {
-            fclose(f);
-            return sim_error(err, errlen, "words=%s line %zu: too long", path,
-                             lineno);
+        if (memchr(line, '\0', (size_t)len) != NULL) {
+            ok = sim_error(err, errlen, "words=%s line %zu: a NUL byte", path,
+                           lineno);
+            break;
         }
         if (len == 0 || line[0] == '#')
             continue;
@@ -117,23 +118,21 @@ static int sim_load_words(const char *path, struct sim_cpu *cpu, char *err,
             if (cpu->words == NULL)
                 abort();
         }
-        if (!sim_parse_word_line(line, &cpu->words[cpu->nwords])) {
-            fclose(f);
-            return sim_error(err, errlen,
-                             "words=%s line %zu: want exactly 16 hex digits, "
-                             "optionally followed by \" fail\"",
-                             path, lineno);
-        }
-        cpu->nwords++;
+        if (!sim_parse_word_line(line, &cpu->words[cpu->nwords]))
+            ok = sim_error(err, errlen,
+                           "words=%s line %zu: want exactly 16 hex digits, "
+                           "optionally followed by \" fail\"",
+                           path, lineno);
+        else
+            cpu->nwords++;
     }
-    if (ferror(f)) {
-        fclose(f);
-        return sim_error(err, errlen, "words=%s: read error", path);
-    }
+    if (ok && ferror(f))
+        ok = sim_error(err, errlen, "words=%s: read error", path);
+    free(line);
     fclose(f);
-    if (cpu->nwords == 0)
-        return sim_error(err, errlen, "words=%s: no words", path);
-    return 1;
+    if (ok && cpu->nwords == 0)
+        ok = sim_error(err, errlen, "words=%s: no words", path);
+    return ok;
 }
 
 #define SIM_MAX_ITEMS 16

@@ -10,12 +10,13 @@
  *                           HEX is 1 to 16 hex digits, no 0x, no sign
  *   words=FILE              replay FILE (a regular file) in a loop
  *   coco=PLATFORM           CPUID leaves and files of that kind of guest
- * N is decimal digits only, at least 1.  A words FILE holds one word per
- * line, each line exactly "<16 hex digits>" or "<16 hex digits> fail"
- * (one space; no tab, no other trailing character, no CR) ended by a
- * newline (the last line may omit it); empty lines and lines starting
- * with '#' are skipped; at least one word.  Anything else is refused with
- * a message naming the item (and the line).
+ * N is decimal digits only (at least 1, at most 20, nonzero).  A words
+ * FILE holds one word per line, each line exactly "<16 hex digits>" or
+ * "<16 hex digits> fail" (one space; no tab, no other trailing
+ * character, no CR) ended by a newline (the last line may omit it);
+ * empty lines and lines starting with '#' are skipped; no NUL byte
+ * anywhere; at least one word.  Anything else is refused with a message
+ * naming the item (and the line).
  * Unset or empty: a working RDRAND returning a deterministic splitmix64
  * stream (seed fixed, so runs are repeatable).
  */

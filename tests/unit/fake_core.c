@@ -57,8 +57,9 @@ static void fake_set_error_debug(const OSSL_CORE_HANDLE *handle,
     (void)handle, (void)file, (void)line, (void)func;
 }
 
-static void fake_vset_error(const OSSL_CORE_HANDLE *handle, uint32_t reason,
-                            const char *fmt, va_list args)
+__attribute__((format(printf, 3, 0))) static void
+fake_vset_error(const OSSL_CORE_HANDLE *handle, uint32_t reason,
+                const char *fmt, va_list args)
 {
     struct fake_error *e = &fake_errors[fake_error_count - 1];
 

@@ -125,6 +125,32 @@ static void test_other_type_is_wrong_type(void **state)
     assert_last_says(RDRAND_R_BAD_PARAMETER, "wrong type");
 }
 
+/*
+ * A size query (NULL data) for a counter or max_request as a double:
+ * answered, not a write through NULL (OpenSSL 3.0's OSSL_PARAM_set_uint64
+ * crashes on it; found by tests/fuzz/fuzz_params.c).
+ */
+static void test_real_size_query(void **state)
+{
+    OSSL_PARAM counter[] = {{RDRAND_PARAM_SEED_REQUESTS, OSSL_PARAM_REAL, NULL,
+                             sizeof(double), OSSL_PARAM_UNMODIFIED},
+                            OSSL_PARAM_END};
+    OSSL_PARAM max_request[] = {{OSSL_RAND_PARAM_MAX_REQUEST, OSSL_PARAM_REAL,
+                                 NULL, sizeof(double), OSSL_PARAM_UNMODIFIED},
+                                OSSL_PARAM_END};
+    void *ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+
+    (void)state;
+    assert_int_equal(get_params(counter), 1);
+    assert_int_equal(counter[0].return_size, sizeof(double));
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(get_ctx_params,
+                             OSSL_FUNC_RAND_GET_CTX_PARAMS)(ctx, max_request),
+                     1);
+    assert_int_equal(max_request[0].return_size, sizeof(double));
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +159,7 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_type_is_wrong_type, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_real_size_query, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,6 +147,16 @@ static void test_words(void **state)
     refused_words("0x23456789abcdef\n", "line 1");
     refused_words("0123456789abcdef\n0123456789abcdex\n", "line 2");
     refused_words("# only a comment\n\n", "no words");
+    {
+        static const char nul[] = "0123456789abcdef\n#\0x";
+        FILE *f;
+
+        snprintf(spec, sizeof(spec), "words=%s", words_file("w", ""));
+        assert_non_null(f = fopen(spec + 6, "w"));
+        assert_int_equal(fwrite(nul, 1, sizeof(nul) - 1, f), sizeof(nul) - 1);
+        assert_int_equal(fclose(f), 0);
+        refused(spec, "line 2: a NUL byte");
+    }
     refused_words("", "no words");
     snprintf(spec, sizeof(spec), "words=%s", dir);
     refused(spec, "not a regular file");

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libFuzzer: the provider's config section.  The input is a set of
+ * "key=value" lines handed to OSSL_provider_init (and so to
+ * rdrand_config_load) through the fake core, keys drawn mostly from the
+ * real ones.  Checked on every input: a refusal raises a config reason
+ * naming the key; an acceptance leaves every setting in its range.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_dispatch.h>
+
+#include "config.h"
+#include "errors.h"
+#include "fake_core.h"
+#include "prov.h"
+#include "sim.h"
+
+#define MAX_PAIRS 8
+
+static const char *const keys[] = {"warn", "coco", "coco_seed_bits",
+                                   "on_coco_failure"};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *kv[2 * MAX_PAIRS + 1] = {0};
+    char *text, *line, *next;
+    size_t n = 0;
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+    int ok, fails;
+
+    if (size < 1)
+        return 0;
+    fails = data[0] & 1;
+    if ((text = malloc(size)) == NULL)
+        abort();
+    memcpy(text, data + 1, size - 1);
+    text[size - 1] = '\0';
+    for (next = text; (line = strsep(&next, "\n")) != NULL && n < MAX_PAIRS;) {
+        char *eq = strchr(line, '=');
+
+        if (eq == NULL)
+            continue;
+        *eq = '\0';
+        /* "#k" names real key k (mod 4); anything else is taken as is. */
+        kv[2 * n] = line[0] == '#' && line[1] != '\0'
+                        ? keys[(unsigned char)line[1] % 4]
+                        : line;
+        kv[2 * n + 1] = eq + 1;
+        n++;
+    }
+    sim_or_fail("");
+    fake_core_reset(kv);
+    fake_core_get_params_fails = fails;
+    ok = OSSL_provider_init((const OSSL_CORE_HANDLE *)&n, fake_core_dispatch(),
+                            &prov, &provctx);
+    if (ok) {
+        const struct rdrand_config *c =
+            &((struct rdrand_prov *)provctx)->config;
+
+        if (fails || c->warn > RDRAND_WARN_NONE || c->coco > RDRAND_COCO_REQUIRE
+            || c->on_coco_failure > RDRAND_ON_COCO_FAILURE_ABORT
+            || c->coco_seed_bits < RDRAND_COCO_SEED_BITS_MIN
+            || c->coco_seed_bits > RDRAND_COCO_SEED_BITS_MAX
+            || c->coco_seed_bits % 64 != 0)
+            abort(); /* accepted something out of range */
+        ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+            prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+    } else {
+        int reason = fake_last_reason();
+
+        if (reason != RDRAND_R_BAD_CONFIG
+            && reason != RDRAND_R_CONFIG_UNREADABLE)
+            abort(); /* refused without saying why */
+    }
+    free(text);
+    return 0;
+}
