@@ -9,6 +9,8 @@
  * prediction-resistant generates from a CTR-DRBG seeded by it (each one a
  * get_seed), 1000 RAND_bytes through the library context's DRBG chain
  * seeded by it.  Surviving and the counters moving is the pass.
+ * With a config file as argv[2] (warn = stderr) and RDRAND_SIM failing,
+ * a failing request under the filter instead (failing_cpu).
  * Exits 77 (skip) when the real module reports no RDRAND.
  */
 #define _GNU_SOURCE
@@ -105,9 +107,35 @@ static int available(OSSL_PROVIDER *prov)
     return OSSL_PROVIDER_get_params(prov, p) && v == 1;
 }
 
+/*
+ * Under the filter, with RDRAND_SIM failing from some word on and the
+ * provider configured warn = stderr: the failing request fails, its
+ * one-shot warning is a write(2), and the process lives on.
+ */
+static int failing_cpu(OSSL_PROVIDER *prov, EVP_RAND_CTX *src)
+{
+    uint64_t hw_failures = counter(prov, RDRAND_PARAM_RDRAND_FAILURES);
+    unsigned char buf[64];
+    int i;
+
+    for (i = 0; i < ROUNDS; i++)
+        if (!EVP_RAND_generate(src, buf, sizeof(buf), 256, 0, NULL, 0))
+            break;
+    if (i == ROUNDS)
+        return fail("no request failed: is RDRAND_SIM=fail-from=N set?");
+    if (EVP_RAND_generate(src, buf, sizeof(buf), 256, 0, NULL, 0))
+        return fail("a request after the failure succeeded");
+    if (counter(prov, RDRAND_PARAM_RDRAND_FAILURES) == hw_failures)
+        return fail("rdrand-failures did not move");
+    say("ok - a failing CPU under seccomp: the request failed, the "
+        "warning went to stderr, the process lives\n");
+    _exit(0);
+}
+
 int main(int argc, char **argv)
 {
     const char *module = argc > 1 ? argv[1] : RDRAND_PROVIDER_NAME;
+    const char *conf = argc > 2 ? argv[2] : NULL;
     char propq[64];
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     OSSL_PROVIDER *prov, *deflt;
@@ -121,7 +149,10 @@ int main(int argc, char **argv)
     uint64_t seeds, words;
 
     snprintf(propq, sizeof(propq), "provider=%s", module);
-    if (libctx == NULL || (prov = OSSL_PROVIDER_load(libctx, module)) == NULL
+    if (libctx == NULL
+        || (conf != NULL && !OSSL_LIB_CTX_load_config(libctx, conf)))
+        return fail("cannot load the configuration");
+    if ((prov = OSSL_PROVIDER_load(libctx, module)) == NULL
         || (deflt = OSSL_PROVIDER_load(libctx, "default")) == NULL)
         return fail("cannot load the providers (OPENSSL_MODULES?)");
     if (!available(prov)) {
@@ -152,6 +183,8 @@ int main(int argc, char **argv)
         return fail("the seccomp filter does not kill on open()");
     if (!sandbox())
         return fail("cannot install the seccomp filter");
+    if (conf != NULL)
+        return failing_cpu(prov, src);
     for (int i = 0; i < ROUNDS; i++)
         if (!EVP_RAND_generate(src, buf, sizeof(buf), 256, 1, NULL, 0))
             return fail("EVP_RAND_generate from RDRAND");
