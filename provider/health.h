@@ -152,7 +152,7 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
 
     /* Short cycle: remember the digest. */
     h->history[c->history_next] = d;
-    memcpy((unsigned char *)h->tags + 2 * c->history_next, &tag, 2);
+    memcpy((unsigned char *)h->tags + 2 * (size_t)c->history_next, &tag, 2);
     c->history_next = (c->history_next + 1) % RDRAND_HISTORY_WORDS;
 
     /* Stuck bit: a bit that kept one value through a whole block. */
