@@ -4,11 +4,15 @@
  * variant measured in the same run, interleaved round-robin, median of N
  * batches, and reported as ratios against a baseline from the same run.
  *
- *   bench_seed [-n OPS] [-r REPS]
+ *   bench_seed [-n OPS] [-r REPS] [-v ROW]
  *     -n OPS   operations per timed batch (default: calibrated so that a
  *              batch takes about 5 ms)
  *     -r REPS  timed batches per variant; the median is reported
  *              (default 41)
+ *     -v ROW   run only the variant of that row of the table (1..), for
+ *              profiling: valgrind --tool=callgrind
+ *              --toggle-collect=bench_batch bench_seed -n 10000 -r 1 -v 2
+ *              counts the instructions of exactly 10000 operations
  *
  * Variants:
  *   raw       rdrand_hw_rdrand64 in a loop, CF checked, words copied out:
@@ -24,12 +28,28 @@
  *             one get_seed per call plus the DRBG chain's reseeds
  *   evp-pr-seed-src   the same with OpenSSL's SEED-SRC (getrandom)
  *   evp       the same without prediction resistance: no seed drawn
+ *   gen       EVP_RAND_generate on an RDRAND context (48 B and 4 KiB)
+ *   gen-seed-src      the same on a SEED-SRC context (48 B)
+ *   pr-drbg   a CTR-DRBG (AES-256) whose parent is an RDRAND context,
+ *             instantiated with prediction resistance and asked for 32 B
+ *             with prediction resistance: every generate reseeds
+ *   pr-drbg-seed-src  the same over SEED-SRC
+ *
+ * Outside the round-robin: 2 threads vs 1 (raw 48 B and gen 48 B, each
+ * thread with its own context), and, when OPENSSL_MODULES names the
+ * directory of rdrand.so, OSSL_PROVIDER_load + unload of rdrand.so with
+ * coco = auto and with coco = require (the load-time CoCo check: its
+ * self-test, draw and health tests), in microseconds.
+ *
+ * Every figure of issue 13 is printed once as a human table and once as
+ * a "bench: NAME=VALUE" line; scripts/bench.sh adds speed_rand_16k_ratio.
  *
  * Exit status: 0, 1 if any RDRAND or seed request failed (this never
  * retries), 2 usage, 77 no RDRAND on this CPU.  Timings are printed,
  * never judged.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +58,7 @@
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
@@ -237,6 +258,88 @@ static void bench_evp_no_pr(const struct variant *v, size_t ops)
     bench_evp(bench_lib_rdrand, v->bytes, 0, ops);
 }
 
+/* Contexts of their own: RDRAND, SEED-SRC, and CTR-DRBGs over each. */
+static EVP_RAND_CTX *bench_gen_rdrand, *bench_gen_seed_src;
+static EVP_RAND_CTX *bench_pr_rdrand, *bench_pr_seed_src;
+
+static EVP_RAND_CTX *bench_rand_ctx(OSSL_LIB_CTX *libctx, const char *alg,
+                                    const char *props, EVP_RAND_CTX *parent)
+{
+    EVP_RAND *rand = EVP_RAND_fetch(libctx, alg, props);
+    EVP_RAND_CTX *ctx = rand != NULL ? EVP_RAND_CTX_new(rand, parent) : NULL;
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(
+                               OSSL_DRBG_PARAM_CIPHER, "AES-256-CTR", 0),
+                           OSSL_PARAM_END};
+
+    EVP_RAND_free(rand);
+    /* A DRBG over a parent: AES-256, prediction resistance on. */
+    if (ctx != NULL
+        && ((parent != NULL && !EVP_RAND_CTX_set_params(ctx, params))
+            || !EVP_RAND_instantiate(ctx, parent != NULL ? 256 : 0,
+                                     parent != NULL, NULL, 0, NULL))) {
+        EVP_RAND_CTX_free(ctx);
+        ctx = NULL;
+    }
+    return ctx;
+}
+
+static int bench_contexts_up(void)
+{
+    return (bench_gen_rdrand =
+                bench_rand_ctx(bench_lib_rdrand, RDRAND_ALGORITHM_NAME,
+                               RDRAND_PROPERTY_QUERY, NULL))
+               != NULL
+           && (bench_gen_seed_src =
+                   bench_rand_ctx(bench_lib_seed_src, "SEED-SRC", NULL, NULL))
+                  != NULL
+           && EVP_RAND_enable_locking(bench_gen_rdrand)
+           && EVP_RAND_enable_locking(bench_gen_seed_src)
+           && (bench_pr_rdrand = bench_rand_ctx(bench_lib_rdrand, "CTR-DRBG",
+                                                NULL, bench_gen_rdrand))
+                  != NULL
+           && (bench_pr_seed_src = bench_rand_ctx(
+                   bench_lib_seed_src, "CTR-DRBG", NULL, bench_gen_seed_src))
+                  != NULL;
+}
+
+static void bench_contexts_down(void)
+{
+    EVP_RAND_CTX_free(bench_pr_rdrand);
+    EVP_RAND_CTX_free(bench_pr_seed_src);
+    EVP_RAND_CTX_free(bench_gen_rdrand);
+    EVP_RAND_CTX_free(bench_gen_seed_src);
+}
+
+static void bench_ctx_generate(EVP_RAND_CTX *ctx, size_t bytes, int pr,
+                               size_t ops)
+{
+    for (size_t i = 0; i < ops; i++) {
+        if (EVP_RAND_generate(ctx, bench_buf, bytes, 0, pr, NULL, 0) != 1)
+            bench_failures++;
+        bench_sink ^= bench_buf[i % bytes];
+    }
+}
+
+static void bench_gen(const struct variant *v, size_t ops)
+{
+    bench_ctx_generate(bench_gen_rdrand, v->bytes, 0, ops);
+}
+
+static void bench_gen_ss(const struct variant *v, size_t ops)
+{
+    bench_ctx_generate(bench_gen_seed_src, v->bytes, 0, ops);
+}
+
+static void bench_pr_drbg(const struct variant *v, size_t ops)
+{
+    bench_ctx_generate(bench_pr_rdrand, v->bytes, 1, ops);
+}
+
+static void bench_pr_drbg_ss(const struct variant *v, size_t ops)
+{
+    bench_ctx_generate(bench_pr_seed_src, v->bytes, 1, ops);
+}
+
 /* ---- timing ---- */
 
 static double bench_now_ns(void)
@@ -247,7 +350,9 @@ static double bench_now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static double bench_batch(const struct variant *v, size_t ops)
+/* Not inlined: profilers collect inside it (callgrind --toggle-collect). */
+__attribute__((noinline)) static double bench_batch(const struct variant *v,
+                                                    size_t ops)
 {
     double t0 = bench_now_ns();
 
@@ -279,6 +384,124 @@ static double bench_quantile(const double *sorted, int n, double q)
     return sorted[(int)(q * (n - 1) + 0.5)];
 }
 
+/* ---- 2 threads vs 1 ---- */
+
+struct bench_thread {
+    pthread_t id;
+    int gen; /* 0: raw 48 B, 1: EVP_RAND_generate 48 B on ctx */
+    EVP_RAND_CTX *ctx;
+    size_t ops;
+    uint64_t failures;
+};
+
+static void *bench_thread_main(void *arg)
+{
+    struct bench_thread *t = arg;
+    unsigned char buf[48];
+    uint64_t word;
+
+    for (size_t i = 0; i < t->ops; i++) {
+        if (t->gen) {
+            if (EVP_RAND_generate(t->ctx, buf, sizeof(buf), 0, 0, NULL, 0) != 1)
+                t->failures++;
+            continue;
+        }
+        for (size_t done = 0; done < sizeof(buf); done += sizeof(word)) {
+            if (!rdrand_hw_rdrand64(&word)) {
+                t->failures++;
+                break;
+            }
+            memcpy(buf + done, &word, sizeof(word));
+        }
+    }
+    bench_sink ^= buf[0];
+    return NULL;
+}
+
+/* Requests per second of n threads together, each doing ops requests. */
+static double bench_threads_rate(struct bench_thread *t, int n, int gen,
+                                 size_t ops)
+{
+    double t0 = bench_now_ns();
+
+    for (int i = 0; i < n; i++) {
+        t[i].gen = gen, t[i].ops = ops;
+        if (pthread_create(&t[i].id, NULL, bench_thread_main, &t[i]) != 0) {
+            fprintf(stderr, "bench_seed: pthread_create failed\n");
+            exit(1);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        pthread_join(t[i].id, NULL);
+        bench_failures += t[i].failures;
+        t[i].failures = 0;
+    }
+    return (double)n * (double)ops * 1e9 / (bench_now_ns() - t0);
+}
+
+/* ---- loading rdrand.so ---- */
+
+/* A config naming rdrand.so's section (not activated), coco = coco. */
+static int bench_load_conf(char *path, const char *coco)
+{
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+    if (f == NULL)
+        return 0;
+    fprintf(f,
+            "openssl_conf = init\n[init]\nproviders = prov\n"
+            "[prov]\n%s = sect\n[sect]\nmodule = rdrand.so\n"
+            "coco = %s\n",
+            RDRAND_PROVIDER_NAME, coco);
+    return fclose(f) == 0;
+}
+
+/*
+ * Microseconds of OSSL_PROVIDER_load + unload in a fresh library context
+ * (OpenSSL runs a provider's init once per context), or -1.
+ */
+static double bench_load_once(const char *conf)
+{
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER *p = NULL;
+    double t0 = 0, us = -1;
+
+    if (libctx != NULL && OSSL_LIB_CTX_load_config(libctx, conf)) {
+        t0 = bench_now_ns();
+        if ((p = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME)) != NULL
+            && OSSL_PROVIDER_unload(p))
+            us = (bench_now_ns() - t0) / 1e3;
+    }
+    OSSL_LIB_CTX_free(libctx);
+    return us;
+}
+
+/*
+ * Median load + unload time with coco = auto (us[0]) and require (us[1]),
+ * interleaved so that their difference is the CoCo check.  0 or -1.
+ */
+static int bench_load_us(int reps, double us[2])
+{
+    char conf[2][32] = {"/tmp/bench_seed_XXXXXX", "/tmp/bench_seed_XXXXXX"};
+    double t[2][BENCH_MAX_REPS];
+    int ok =
+        bench_load_conf(conf[0], "auto") && bench_load_conf(conf[1], "require");
+
+    for (int r = 0; ok && r < reps; r++)
+        for (int k = 0; k < 2; k++)
+            ok = (t[k][r] = bench_load_once(conf[k])) >= 0;
+    for (int k = 0; k < 2; k++) {
+        if (conf[k][strlen(conf[k]) - 1] != 'X')
+            unlink(conf[k]);
+        if (ok) {
+            qsort(t[k], reps, sizeof(double), bench_cmp);
+            us[k] = bench_quantile(t[k], reps, 0.5);
+        }
+    }
+    return ok ? 0 : -1;
+}
+
 /* ---- the report ---- */
 
 enum {
@@ -296,6 +519,11 @@ enum {
     HEALTH4096,
     SEED32,
     SEED48,
+    GEN48,
+    GEN4096,
+    GEN48_SEED_SRC,
+    PR_DRBG,
+    PR_DRBG_SEED_SRC,
     EVP_PR,
     EVP_PR_SEED_SRC,
     EVP_NO_PR,
@@ -325,6 +553,13 @@ static struct variant variants[NVARIANTS] = {
     [HEALTH4096] = BENCH_VARIANT(HEALTH, 4096, bench_health_draw),
     [SEED32] = BENCH_VARIANT(SEED, 32, bench_get_seed_path),
     [SEED48] = BENCH_VARIANT(SEED, 48, bench_get_seed_path),
+    [GEN48] = BENCH_VARIANT("EVP_RAND_generate, RDRAND ctx", 48, bench_gen),
+    [GEN4096] = BENCH_VARIANT("EVP_RAND_generate, RDRAND ctx", 4096, bench_gen),
+    [GEN48_SEED_SRC] =
+        BENCH_VARIANT("EVP_RAND_generate, SEED-SRC ctx", 48, bench_gen_ss),
+    [PR_DRBG] = BENCH_VARIANT("CTR-DRBG pr=1 over RDRAND", 32, bench_pr_drbg),
+    [PR_DRBG_SEED_SRC] =
+        BENCH_VARIANT("CTR-DRBG pr=1 over SEED-SRC", 32, bench_pr_drbg_ss),
     [EVP_PR] = BENCH_VARIANT("EVP_RAND_generate pr=1, RDRAND", 32,
                              bench_evp_pr_rdrand),
     [EVP_PR_SEED_SRC] = BENCH_VARIANT("EVP_RAND_generate pr=1, SEED-SRC", 32,
@@ -337,6 +572,30 @@ static void bench_ratio(const char *what, int num, int den)
 {
     printf("  %-44s %6.3f\n", what,
            variants[num].median / variants[den].median);
+}
+
+/* The figures of issue 13: a human row, then one machine-readable line. */
+struct bench_figure {
+    const char *name, *what, *unit, *target;
+    double value;
+};
+
+static struct bench_figure bench_figures[16];
+static int bench_nfigures;
+
+static void bench_figure(const char *name, double value, const char *unit,
+                         const char *target, const char *what)
+{
+    bench_figures[bench_nfigures++] = (struct bench_figure){.name = name,
+                                                            .what = what,
+                                                            .unit = unit,
+                                                            .target = target,
+                                                            .value = value};
+}
+
+static double bench_median_ratio(int num, int den)
+{
+    return variants[num].median / variants[den].median;
 }
 
 static void bench_cpu_name(char *out, size_t len)
@@ -385,16 +644,23 @@ int main(int argc, char **argv)
 {
     size_t fixed_ops = 0, reps = 41;
     uint64_t evp_pr_requests = 0, evp_pr_ops = 0;
+    uint64_t drbg_requests = 0, drbg_ops = 0;
+    double rate[4][BENCH_MAX_REPS], scaling, load_us[2];
+    struct bench_thread threads[2] = {{0}};
+    int have_load, only = 0;
     char cpu[128];
     int opt;
 
-    while ((opt = getopt(argc, argv, "n:r:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:r:v:")) != -1) {
         if (opt == 'n' && (fixed_ops = bench_parse(optarg, 1u << 30)) != 0)
             continue;
         if (opt == 'r' && (reps = bench_parse(optarg, BENCH_MAX_REPS)) != 0)
             continue;
-        fprintf(stderr, "usage: %s [-n OPS 1..2^30] [-r REPS 1..%d]\n", argv[0],
-                BENCH_MAX_REPS);
+        if (opt == 'v' && (only = (int)bench_parse(optarg, NVARIANTS)) != 0)
+            continue;
+        fprintf(stderr,
+                "usage: %s [-n OPS 1..2^30] [-r REPS 1..%d] [-v ROW 1..%d]\n",
+                argv[0], BENCH_MAX_REPS, NVARIANTS);
         return 2;
     }
     if (!bench_has_rdrand()) {
@@ -404,11 +670,33 @@ int main(int argc, char **argv)
     bench_cpu_name(cpu, sizeof(cpu));
     rdrand_health_init(&bench_health);
     if (!bench_provider_up() || (bench_lib_rdrand = bench_libctx(1)) == NULL
-        || (bench_lib_seed_src = bench_libctx(0)) == NULL) {
+        || (bench_lib_seed_src = bench_libctx(0)) == NULL
+        || !bench_contexts_up()
+        || (threads[0].ctx =
+                bench_rand_ctx(bench_lib_rdrand, RDRAND_ALGORITHM_NAME,
+                               RDRAND_PROPERTY_QUERY, NULL))
+               == NULL
+        || (threads[1].ctx =
+                bench_rand_ctx(bench_lib_rdrand, RDRAND_ALGORITHM_NAME,
+                               RDRAND_PROPERTY_QUERY, NULL))
+               == NULL) {
         fprintf(stderr, "bench_seed: setting up the provider failed\n");
+        ERR_print_errors_fp(stderr);
         return 1;
     }
 
+    if (only != 0) {
+        struct variant *v = &variants[only - 1];
+
+        v->ops = fixed_ops ? fixed_ops : bench_calibrate(v);
+        for (size_t r = 0; r < reps; r++)
+            v->ns[r] = bench_batch(v, v->ops) / v->ops;
+        qsort(v->ns, reps, sizeof(double), bench_cmp);
+        printf("%d %s, %zu B: %.1f ns/op (median of %zu batches of %zu)\n",
+               only, v->name, v->bytes, bench_quantile(v->ns, (int)reps, 0.5),
+               reps, v->ops);
+        goto out;
+    }
     for (int v = 0; v < NVARIANTS; v++)
         variants[v].ops = fixed_ops ? fixed_ops : bench_calibrate(&variants[v]);
     /* Round-robin: every variant sees the same machine state over time. */
@@ -422,8 +710,25 @@ int main(int argc, char **argv)
                 evp_pr_requests += bench_seed_requests() - before;
                 evp_pr_ops += variants[v].ops;
             }
+            if (v == PR_DRBG) {
+                drbg_requests += bench_seed_requests() - before;
+                drbg_ops += variants[v].ops;
+            }
         }
+        /* 1 and 2 threads, raw and generate, interleaved the same way. */
+        for (int k = 0; k < 4; k++)
+            rate[k][r] = bench_threads_rate(
+                threads, 1 + k % 2, k / 2, variants[k / 2 ? GEN48 : RAW48].ops);
     }
+    for (int k = 0; k < 4; k++)
+        qsort(rate[k], reps, sizeof(double), bench_cmp);
+    /* 2-thread gain of generate over the raw instruction's own gain. */
+    scaling = bench_quantile(rate[3], (int)reps, 0.5)
+              / bench_quantile(rate[2], (int)reps, 0.5)
+              / (bench_quantile(rate[1], (int)reps, 0.5)
+                 / bench_quantile(rate[0], (int)reps, 0.5));
+    have_load = getenv("OPENSSL_MODULES") != NULL
+                && bench_load_us((int)reps, load_us) == 0;
     for (int v = 0; v < NVARIANTS; v++) {
         qsort(variants[v].ns, reps, sizeof(double), bench_cmp);
         variants[v].median = bench_quantile(variants[v].ns, (int)reps, 0.5);
@@ -434,12 +739,13 @@ int main(int argc, char **argv)
     printf("bench_seed: %s; %s %zu batches per variant, round-robin; "
            "median ns/op\n",
            cpu, fixed_ops ? "fixed batch," : "~5 ms batches,", reps);
-    printf("%-34s %5s %8s %7s %7s %9s\n", "variant", "bytes", "ns/op", "p25",
-           "p75", "MB/s");
+    printf("%3s %-34s %5s %8s %7s %7s %9s\n", "row", "variant", "bytes",
+           "ns/op", "p25", "p75", "MB/s");
     for (int v = 0; v < NVARIANTS; v++)
-        printf("%-34s %5zu %8.1f %7.1f %7.1f %9.1f\n", variants[v].name,
-               variants[v].bytes, variants[v].median, variants[v].p25,
-               variants[v].p75, variants[v].bytes * 1e3 / variants[v].median);
+        printf("%3d %-34s %5zu %8.1f %7.1f %7.1f %9.1f\n", v + 1,
+               variants[v].name, variants[v].bytes, variants[v].median,
+               variants[v].p25, variants[v].p75,
+               variants[v].bytes * 1e3 / variants[v].median);
 
     printf("ratios (medians of this run):\n");
     bench_ratio("draw no-health / raw, 48 B (the baseline)", DRAW48, RAW48);
@@ -458,8 +764,61 @@ int main(int argc, char **argv)
     printf("seed requests during the EVP pr=1 RDRAND batches: %" PRIu64
            " for %" PRIu64 " calls\n",
            evp_pr_requests, evp_pr_ops);
+    printf("seed requests during the CTR-DRBG pr=1 over RDRAND batches: "
+           "%" PRIu64 " for %" PRIu64 " calls\n",
+           drbg_requests, drbg_ops);
+    printf("requests/s, median: raw 48 B 1 thread %.0f, 2 threads %.0f; "
+           "generate 48 B 1 thread %.0f, 2 threads %.0f\n",
+           bench_quantile(rate[0], (int)reps, 0.5),
+           bench_quantile(rate[1], (int)reps, 0.5),
+           bench_quantile(rate[2], (int)reps, 0.5),
+           bench_quantile(rate[3], (int)reps, 0.5));
 
+    bench_figure("generate_4k_vs_raw", bench_median_ratio(RAW4096, GEN4096),
+                 "x raw speed", ">= 0.95",
+                 "EVP_RAND_generate 4 KiB, RDRAND ctx, vs raw loop");
+    bench_figure("generate_48_vs_raw6", bench_median_ratio(GEN48, RAW48),
+                 "x time", "<= 1.40",
+                 "EVP_RAND_generate 48 B vs six raw RDRANDs");
+    bench_figure("generate_48_vs_seed_src",
+                 bench_median_ratio(GEN48_SEED_SRC, GEN48), "x faster", ">= 4",
+                 "EVP_RAND_generate 48 B, RDRAND vs SEED-SRC");
+    bench_figure("get_seed_48_vs_raw6", bench_median_ratio(SEED48, RAW48),
+                 "x time", "<= 1.15",
+                 "get_seed+clear_seed 48 B vs six raw RDRANDs");
+    bench_figure("health_vs_no_health_4k",
+                 bench_median_ratio(HEALTH4096, DRAW4096), "x time", "<= 1.03",
+                 "rdrand_draw 4 KiB, health vs none");
+    bench_figure("pr_drbg_vs_seed_src",
+                 bench_median_ratio(PR_DRBG_SEED_SRC, PR_DRBG), "x faster",
+                 ">= 1.35", "CTR-DRBG pr=1 32 B, over RDRAND vs SEED-SRC");
+    bench_figure("threads2_scaling_vs_raw", scaling, "x raw's gain", ">= 1.0",
+                 "2 vs 1 thread, generate 48 B, over raw's");
+    if (have_load) {
+        bench_figure("load_unload_us", load_us[0], "us", "-",
+                     "OSSL_PROVIDER_load+unload rdrand.so, coco=auto");
+        bench_figure("coco_check_us", load_us[1] - load_us[0], "us", "-",
+                     "load-time CoCo check (coco=require minus auto)");
+    } else {
+        printf("FAILED: loading rdrand.so (OPENSSL_MODULES must name its "
+               "directory)\n");
+        bench_failures++;
+    }
+    printf("\nfigures of issue 13 (this run):\n");
+    printf("  %-48s %9s  %-13s %s\n", "figure", "value", "unit", "target");
+    for (int i = 0; i < bench_nfigures; i++)
+        printf("  %-48s %9.3f  %-13s %s\n", bench_figures[i].what,
+               bench_figures[i].value, bench_figures[i].unit,
+               bench_figures[i].target);
+    for (int i = 0; i < bench_nfigures; i++)
+        printf("bench: %s=%.3f\n", bench_figures[i].name,
+               bench_figures[i].value);
+
+out:
     bench_provider_down();
+    EVP_RAND_CTX_free(threads[0].ctx);
+    EVP_RAND_CTX_free(threads[1].ctx);
+    bench_contexts_down();
     for (int i = 0; i < 3; i++)
         OSSL_PROVIDER_unload(bench_loaded[i]);
     OSSL_LIB_CTX_free(bench_lib_rdrand);

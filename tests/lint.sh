@@ -7,7 +7,7 @@ set -uo pipefail
 cd "${RDRAND_SOURCE_DIR:?}" || exit 1
 # shellcheck source=tests/checks.sh
 . "$(dirname "$0")/checks.sh"
-mapfile -t shells < <(find scripts tests .ci -name '*.sh' -o -path .ci/run)
+mapfile -t shells < <(find scripts tests bench .ci -name '*.sh' -o -path .ci/run)
 mapfile -t csrc < <(find provider include tests tools docs bench \
     -name '*.[ch]' 2>/dev/null)
 missing_spdx() {

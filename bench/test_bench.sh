@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The benchmark runs (short mode, timings never judged) and prints every
+# figure of issue 13 exactly once as "bench: NAME=NUMBER".
+set -uo pipefail
+: "${RDRAND_BUILD_DIR:?set by ctest}" "${RDRAND_SOURCE_DIR:?}"
+# shellcheck source=tests/checks.sh
+. "$RDRAND_SOURCE_DIR/tests/checks.sh"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+check_failed() { sed 's/^/  | /' "$out"; }
+
+RDRAND_BENCH_DIR=$RDRAND_BUILD_DIR \
+    bash "$RDRAND_SOURCE_DIR/scripts/bench.sh" --short --no-build >"$out" 2>&1
+status=$?
+if [ "$status" = 77 ]; then
+    echo "SKIP: no RDRAND on this CPU"
+    exit 77
+fi
+check "scripts/bench.sh --short exits 0" test "$status" -eq 0
+for name in generate_4k_vs_raw generate_48_vs_raw6 generate_48_vs_seed_src \
+    get_seed_48_vs_raw6 health_vs_no_health_4k pr_drbg_vs_seed_src \
+    threads2_scaling_vs_raw speed_rand_16k_ratio load_unload_us \
+    coco_check_us; do
+    check "prints bench: $name once, with a number" test "$(grep -cE \
+        "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
+done
+check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = 10
+finish
