@@ -5,6 +5,7 @@
  * with the provider registered as a builtin in a fresh library context.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,6 +208,48 @@ static void test_seed_fails_closed(void **state)
     }
 }
 
+/*
+ * Two seeds held at once (the DRBG hands a seed back to clear_seed
+ * outside our lock): each holds its own words, exactly, and stays intact
+ * while the other is taken and handed back; a context reports zeroized
+ * only once every seed is back.
+ */
+static void test_seeds_held_at_once(void **state)
+{
+    OSSL_FUNC_rand_verify_zeroization_fn *zeroized =
+        RAND_FN(verify_zeroization, OSSL_FUNC_RAND_VERIFY_ZEROIZATION);
+    OSSL_FUNC_rand_uninstantiate_fn *uninstantiate =
+        RAND_FN(uninstantiate, OSSL_FUNC_RAND_UNINSTANTIATE);
+    uint64_t next = RDRAND_SELFTEST_WORDS, expect[3][6];
+    unsigned char *seed[3];
+    struct fixture f;
+
+    (void)state;
+    fixture_up(&f, "");
+    for (int round = 0; round < 3; round++) {
+        for (int k = 0; k < 3; k++) {
+            for (int i = 0; i < 6; i++)
+                expect[k][i] = sim_word(next++);
+            assert_int_equal(
+                f.get_seed(f.ctx, &seed[k], 384, 48, 48, 0, NULL, 0), 48);
+            for (int j = 0; j < k; j++)
+                assert_true(seed[k] + 48 <= seed[j] || seed[j] + 48 <= seed[k]);
+        }
+        for (int k = 0; k < 3; k++) { /* hand back in a rotating order */
+            int c = (k + round) % 3;
+
+            assert_memory_equal(seed[c], expect[c], 48);
+            f.clear_seed(f.ctx, seed[c], 48);
+        }
+    }
+    assert_int_equal(f.get_seed(f.ctx, &seed[0], 256, 32, 32, 0, NULL, 0), 32);
+    assert_int_equal(uninstantiate(f.ctx), 1);
+    assert_int_equal(zeroized(f.ctx), 0); /* a seed is still out */
+    f.clear_seed(f.ctx, seed[0], 32);
+    assert_int_equal(zeroized(f.ctx), 1);
+    fixture_down(&f);
+}
+
 static void test_no_rdrand(void **state)
 {
     void *provctx;
@@ -385,6 +428,62 @@ static void *worker_run(void *arg)
         w->ok &= n == 32;
     }
     return NULL;
+}
+
+/*
+ * As OpenSSL's DRBGs do: get_seed under the context's lock, clear_seed
+ * after unlocking, so seeds of several threads are out at once.  Each
+ * must stay intact until its holder hands it back.
+ */
+static void *worker_seed_outside_lock(void *arg)
+{
+    struct worker *w = arg;
+    OSSL_FUNC_rand_lock_fn *lock = RAND_FN(lock, OSSL_FUNC_RAND_LOCK);
+    OSSL_FUNC_rand_unlock_fn *unlock = RAND_FN(unlock, OSSL_FUNC_RAND_UNLOCK);
+
+    w->ok = 1;
+    for (int i = 0; i < 2000 && w->ok; i++) {
+        unsigned char *seed, copy[48];
+        size_t n;
+
+        if (!lock(w->f->ctx))
+            return w->ok = 0, NULL;
+        n = w->f->get_seed(w->f->ctx, &seed, 384, 48, 48, 0, NULL, 0);
+        unlock(w->f->ctx);
+        if (n != 48)
+            return w->ok = 0, NULL;
+        memcpy(copy, seed, n);
+        sched_yield();
+        w->ok = memcmp(copy, seed, n) == 0;
+        w->f->clear_seed(w->f->ctx, seed, n);
+    }
+    return NULL;
+}
+
+static void test_threads_seed_outside_lock(void **state)
+{
+    struct fixture f;
+    struct worker w[4];
+    pthread_t t[4];
+    uint64_t bytes;
+
+    (void)state;
+    fixture_up(&f, "");
+    assert_int_equal(
+        RAND_FN(enable_locking, OSSL_FUNC_RAND_ENABLE_LOCKING)(f.ctx), 1);
+    bytes = counter(&f, RDRAND_PARAM_SEED_BYTES);
+    for (int i = 0; i < 4; i++) {
+        w[i].f = &f;
+        assert_int_equal(
+            pthread_create(&t[i], NULL, worker_seed_outside_lock, &w[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_true(w[i].ok);
+    }
+    assert_int_equal(counter(&f, RDRAND_PARAM_SEED_BYTES) - bytes,
+                     4 * 2000 * 48);
+    fixture_down(&f);
 }
 
 static void test_threads_locked_ctx(void **state)
@@ -598,12 +697,14 @@ int main(void)
         cmocka_unit_test(test_seed_lengths),
         cmocka_unit_test(test_every_size_through_dispatch),
         cmocka_unit_test(test_seed_fails_closed),
+        cmocka_unit_test(test_seeds_held_at_once),
         cmocka_unit_test(test_no_rdrand),
         cmocka_unit_test(test_generate_counters),
         cmocka_unit_test(test_wrong_param_types),
         cmocka_unit_test(test_fault_during_recovery),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
+        cmocka_unit_test(test_threads_seed_outside_lock),
         cmocka_unit_test(test_libcrypto_seed_source),
         cmocka_unit_test(test_libcrypto_failure_reaches_caller),
         cmocka_unit_test(test_libcrypto_evp_rand),
