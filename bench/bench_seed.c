@@ -12,33 +12,31 @@
  *   bench_seed [-n OPS] [-r REPS] [-v ROW]
  *     -n OPS   operations per timed batch (default: calibrated so that a
  *              batch takes about 5 ms)
- *     -r REPS  timed batches per variant
- *              (default 41)
+ *     -r REPS  timed batches per variant (default 41)
  *     -v ROW   run only the variant of that row of the table (1..), for
  *              profiling: valgrind --tool=callgrind
  *              --toggle-collect=bench_batch bench_seed -n 10000 -r 1 -v 2
  *              counts the instructions of exactly 10000 operations
  *
- * Variants:
+ * Variants (rows of the table):
  *   raw       rdrand_hw_rdrand64 in a loop, CF checked, words copied out:
  *             the floor (the baseline is raw 48 bytes, 6 words)
  *   draw      rdrand_draw(NULL, ...): the no-retry loop without health
  *   health    rdrand_draw(&h, ...): with the continuous tests
  *   get_seed  get_seed + clear_seed through the RAND dispatch table of a
  *             provider started by OSSL_provider_init against a minimal
- *             core (secure-heap buffer, counters, latch check)
- *   evp-pr    EVP_RAND_generate(RAND_get0_public, 32 bytes, prediction
- *             resistance = 1) in a library context whose seed source is
- *             RDRAND (provider registered with OSSL_PROVIDER_add_builtin):
- *             one get_seed per call plus the DRBG chain's reseeds
- *   evp-pr-seed-src   the same with OpenSSL's SEED-SRC (getrandom)
- *   evp       the same without prediction resistance: no seed drawn
- *   gen       EVP_RAND_generate on an RDRAND context (48 B and 4 KiB)
- *   gen-seed-src      the same on a SEED-SRC context (48 B)
- *   pr-drbg   a CTR-DRBG (AES-256) whose parent is an RDRAND context,
- *             instantiated with prediction resistance and asked for 32 B
- *             with prediction resistance: every generate reseeds
- *   pr-drbg-seed-src  the same over SEED-SRC
+ *             core (seed buffer, counters, latch check)
+ *   EVP_RAND_generate on an RDRAND context (48 B, 4 KiB) and on a
+ *             SEED-SRC context (48 B), created as an application would
+ *             (no lock)
+ *   CTR-DRBG pr=1: a CTR-DRBG (AES-256) whose parent is an RDRAND (or
+ *             SEED-SRC) context, instantiated with prediction resistance
+ *             and asked for 32 B with it: every generate reseeds
+ *   public DRBG pr=1: EVP_RAND_generate(RAND_get0_public, 32 B, prediction
+ *             resistance) in a library context whose seed source is
+ *             RDRAND (provider registered with OSSL_PROVIDER_add_builtin),
+ *             or SEED-SRC: one get_seed per call plus the chain's reseeds;
+ *             and pr=0: no seed drawn
  *
  * Outside the round-robin: 2 threads vs 1 (raw 48 B and gen 48 B, each
  * thread with its own context), and, when OPENSSL_MODULES names the
@@ -94,6 +92,8 @@ struct variant {
     const char *name;
     size_t bytes;
     bench_fn *run;
+    EVP_RAND_CTX **ctx;        /* bench_generate: the context, prediction */
+    int pr;                    /* resistance requested or not */
     size_t ops;                /* per batch */
     double ns[BENCH_MAX_REPS]; /* ns per op, one per batch */
     double best, median, p75;
@@ -236,36 +236,15 @@ static OSSL_LIB_CTX *bench_libctx(int rdrand)
     return libctx;
 }
 
-static void bench_evp(OSSL_LIB_CTX *libctx, size_t bytes, int pr, size_t ops)
-{
-    EVP_RAND_CTX *pub = RAND_get0_public(libctx);
-
-    for (size_t i = 0; i < ops; i++) {
-        if (pub == NULL
-            || EVP_RAND_generate(pub, bench_buf, bytes, 0, pr, NULL, 0) != 1)
-            bench_failures++;
-        bench_sink ^= bench_buf[i % bytes];
-    }
-}
-
-static void bench_evp_pr_rdrand(const struct variant *v, size_t ops)
-{
-    bench_evp(bench_lib_rdrand, v->bytes, 1, ops);
-}
-
-static void bench_evp_pr_seed_src(const struct variant *v, size_t ops)
-{
-    bench_evp(bench_lib_seed_src, v->bytes, 1, ops);
-}
-
-static void bench_evp_no_pr(const struct variant *v, size_t ops)
-{
-    bench_evp(bench_lib_rdrand, v->bytes, 0, ops);
-}
-
-/* Contexts of their own: RDRAND, SEED-SRC, and CTR-DRBGs over each. */
+/*
+ * Contexts of their own: RDRAND and SEED-SRC as an application would
+ * create them (no lock), and CTR-DRBGs over locked parents of each (a
+ * DRBG's parent must be lockable).
+ */
 static EVP_RAND_CTX *bench_gen_rdrand, *bench_gen_seed_src;
-static EVP_RAND_CTX *bench_pr_rdrand, *bench_pr_seed_src;
+static EVP_RAND_CTX *bench_parent[2], *bench_pr_rdrand, *bench_pr_seed_src;
+/* The public DRBGs of the two library contexts (this thread's). */
+static EVP_RAND_CTX *bench_pub_rdrand, *bench_pub_seed_src;
 
 static EVP_RAND_CTX *bench_rand_ctx(OSSL_LIB_CTX *libctx, const char *alg,
                                     const char *props, EVP_RAND_CTX *parent)
@@ -288,6 +267,14 @@ static EVP_RAND_CTX *bench_rand_ctx(OSSL_LIB_CTX *libctx, const char *alg,
     return ctx;
 }
 
+static EVP_RAND_CTX *bench_locked_ctx(OSSL_LIB_CTX *libctx, const char *alg,
+                                      const char *props)
+{
+    EVP_RAND_CTX *ctx = bench_rand_ctx(libctx, alg, props, NULL);
+
+    return ctx != NULL && EVP_RAND_enable_locking(ctx) ? ctx : NULL;
+}
+
 static int bench_contexts_up(void)
 {
     return (bench_gen_rdrand =
@@ -297,13 +284,21 @@ static int bench_contexts_up(void)
            && (bench_gen_seed_src =
                    bench_rand_ctx(bench_lib_seed_src, "SEED-SRC", NULL, NULL))
                   != NULL
-           && EVP_RAND_enable_locking(bench_gen_rdrand)
-           && EVP_RAND_enable_locking(bench_gen_seed_src)
+           && (bench_parent[0] =
+                   bench_locked_ctx(bench_lib_rdrand, RDRAND_ALGORITHM_NAME,
+                                    RDRAND_PROPERTY_QUERY))
+                  != NULL
+           && (bench_parent[1] =
+                   bench_locked_ctx(bench_lib_seed_src, "SEED-SRC", NULL))
+                  != NULL
            && (bench_pr_rdrand = bench_rand_ctx(bench_lib_rdrand, "CTR-DRBG",
-                                                NULL, bench_gen_rdrand))
+                                                NULL, bench_parent[0]))
                   != NULL
            && (bench_pr_seed_src = bench_rand_ctx(
-                   bench_lib_seed_src, "CTR-DRBG", NULL, bench_gen_seed_src))
+                   bench_lib_seed_src, "CTR-DRBG", NULL, bench_parent[1]))
+                  != NULL
+           && (bench_pub_rdrand = RAND_get0_public(bench_lib_rdrand)) != NULL
+           && (bench_pub_seed_src = RAND_get0_public(bench_lib_seed_src))
                   != NULL;
 }
 
@@ -311,38 +306,21 @@ static void bench_contexts_down(void)
 {
     EVP_RAND_CTX_free(bench_pr_rdrand);
     EVP_RAND_CTX_free(bench_pr_seed_src);
+    EVP_RAND_CTX_free(bench_parent[0]);
+    EVP_RAND_CTX_free(bench_parent[1]);
     EVP_RAND_CTX_free(bench_gen_rdrand);
     EVP_RAND_CTX_free(bench_gen_seed_src);
 }
 
-static void bench_ctx_generate(EVP_RAND_CTX *ctx, size_t bytes, int pr,
-                               size_t ops)
+/* EVP_RAND_generate on the variant's context. */
+static void bench_generate(const struct variant *v, size_t ops)
 {
     for (size_t i = 0; i < ops; i++) {
-        if (EVP_RAND_generate(ctx, bench_buf, bytes, 0, pr, NULL, 0) != 1)
+        if (EVP_RAND_generate(*v->ctx, bench_buf, v->bytes, 0, v->pr, NULL, 0)
+            != 1)
             bench_failures++;
-        bench_sink ^= bench_buf[i % bytes];
+        bench_sink ^= bench_buf[i % v->bytes];
     }
-}
-
-static void bench_gen(const struct variant *v, size_t ops)
-{
-    bench_ctx_generate(bench_gen_rdrand, v->bytes, 0, ops);
-}
-
-static void bench_gen_ss(const struct variant *v, size_t ops)
-{
-    bench_ctx_generate(bench_gen_seed_src, v->bytes, 0, ops);
-}
-
-static void bench_pr_drbg(const struct variant *v, size_t ops)
-{
-    bench_ctx_generate(bench_pr_rdrand, v->bytes, 1, ops);
-}
-
-static void bench_pr_drbg_ss(const struct variant *v, size_t ops)
-{
-    bench_ctx_generate(bench_pr_seed_src, v->bytes, 1, ops);
 }
 
 /* ---- timing ---- */
@@ -539,6 +517,12 @@ enum {
     {                                                                          \
         .name = (n), .bytes = (b), .run = (f)                                  \
     }
+/* EVP_RAND_generate on context c, prediction resistance p. */
+#define BENCH_EVP(n, b, c, p)                                                  \
+    {                                                                          \
+        .name = (n), .bytes = (b), .run = bench_generate, .ctx = &(c),         \
+        .pr = (p)                                                              \
+    }
 #define RAW "raw rdrand64 loop"
 #define DRAW "rdrand_draw, no health"
 #define HEALTH "rdrand_draw, health"
@@ -558,19 +542,20 @@ static struct variant variants[NVARIANTS] = {
     [HEALTH4096] = BENCH_VARIANT(HEALTH, 4096, bench_health_draw),
     [SEED32] = BENCH_VARIANT(SEED, 32, bench_get_seed_path),
     [SEED48] = BENCH_VARIANT(SEED, 48, bench_get_seed_path),
-    [GEN48] = BENCH_VARIANT("EVP_RAND_generate, RDRAND ctx", 48, bench_gen),
-    [GEN4096] = BENCH_VARIANT("EVP_RAND_generate, RDRAND ctx", 4096, bench_gen),
+    [GEN48] =
+        BENCH_EVP("EVP_RAND_generate, RDRAND ctx", 48, bench_gen_rdrand, 0),
+    [GEN4096] =
+        BENCH_EVP("EVP_RAND_generate, RDRAND ctx", 4096, bench_gen_rdrand, 0),
     [GEN48_SEED_SRC] =
-        BENCH_VARIANT("EVP_RAND_generate, SEED-SRC ctx", 48, bench_gen_ss),
-    [PR_DRBG] = BENCH_VARIANT("CTR-DRBG pr=1 over RDRAND", 32, bench_pr_drbg),
+        BENCH_EVP("EVP_RAND_generate, SEED-SRC ctx", 48, bench_gen_seed_src, 0),
+    [PR_DRBG] = BENCH_EVP("CTR-DRBG pr=1 over RDRAND", 32, bench_pr_rdrand, 1),
     [PR_DRBG_SEED_SRC] =
-        BENCH_VARIANT("CTR-DRBG pr=1 over SEED-SRC", 32, bench_pr_drbg_ss),
-    [EVP_PR] = BENCH_VARIANT("EVP_RAND_generate pr=1, RDRAND", 32,
-                             bench_evp_pr_rdrand),
-    [EVP_PR_SEED_SRC] = BENCH_VARIANT("EVP_RAND_generate pr=1, SEED-SRC", 32,
-                                      bench_evp_pr_seed_src),
+        BENCH_EVP("CTR-DRBG pr=1 over SEED-SRC", 32, bench_pr_seed_src, 1),
+    [EVP_PR] = BENCH_EVP("public DRBG pr=1, RDRAND", 32, bench_pub_rdrand, 1),
+    [EVP_PR_SEED_SRC] =
+        BENCH_EVP("public DRBG pr=1, SEED-SRC", 32, bench_pub_seed_src, 1),
     [EVP_NO_PR] =
-        BENCH_VARIANT("EVP_RAND_generate pr=0 (no seed)", 32, bench_evp_no_pr),
+        BENCH_EVP("public DRBG pr=0 (no seed)", 32, bench_pub_rdrand, 0),
 };
 
 static void bench_ratio(const char *what, int num, int den)
@@ -596,6 +581,26 @@ static void bench_figure(const char *name, double value, const char *unit,
                                                             .target = target,
                                                             .value = value};
 }
+
+/* Issue 13's ratios between two rows: num's time over den's. */
+static const struct {
+    const char *name;
+    int num, den;
+    const char *unit, *target, *what;
+} bench_ratios[] = {
+    {"generate_4k_vs_raw", RAW4096, GEN4096, "x raw speed", ">= 0.95",
+     "EVP_RAND_generate 4 KiB, RDRAND ctx, vs raw loop"},
+    {"generate_48_vs_raw6", GEN48, RAW48, "x time", "<= 1.40",
+     "EVP_RAND_generate 48 B vs six raw RDRANDs"},
+    {"generate_48_vs_seed_src", GEN48_SEED_SRC, GEN48, "x faster", ">= 4",
+     "EVP_RAND_generate 48 B, RDRAND vs SEED-SRC"},
+    {"get_seed_48_vs_raw6", SEED48, RAW48, "x time", "<= 1.15",
+     "get_seed+clear_seed 48 B vs six raw RDRANDs"},
+    {"health_vs_no_health_4k", HEALTH4096, DRAW4096, "x time", "<= 1.03",
+     "rdrand_draw 4 KiB, health vs none"},
+    {"pr_drbg_vs_seed_src", PR_DRBG_SEED_SRC, PR_DRBG, "x faster", ">= 1.35",
+     "CTR-DRBG pr=1 32 B, over RDRAND vs SEED-SRC"},
+};
 
 static double bench_best_ratio(int num, int den)
 {
@@ -773,24 +778,11 @@ int main(int argc, char **argv)
            rate[0][reps - 1], rate[1][reps - 1], rate[2][reps - 1],
            rate[3][reps - 1]);
 
-    bench_figure("generate_4k_vs_raw", bench_best_ratio(RAW4096, GEN4096),
-                 "x raw speed", ">= 0.95",
-                 "EVP_RAND_generate 4 KiB, RDRAND ctx, vs raw loop");
-    bench_figure("generate_48_vs_raw6", bench_best_ratio(GEN48, RAW48),
-                 "x time", "<= 1.40",
-                 "EVP_RAND_generate 48 B vs six raw RDRANDs");
-    bench_figure("generate_48_vs_seed_src",
-                 bench_best_ratio(GEN48_SEED_SRC, GEN48), "x faster", ">= 4",
-                 "EVP_RAND_generate 48 B, RDRAND vs SEED-SRC");
-    bench_figure("get_seed_48_vs_raw6", bench_best_ratio(SEED48, RAW48),
-                 "x time", "<= 1.15",
-                 "get_seed+clear_seed 48 B vs six raw RDRANDs");
-    bench_figure("health_vs_no_health_4k",
-                 bench_best_ratio(HEALTH4096, DRAW4096), "x time", "<= 1.03",
-                 "rdrand_draw 4 KiB, health vs none");
-    bench_figure("pr_drbg_vs_seed_src",
-                 bench_best_ratio(PR_DRBG_SEED_SRC, PR_DRBG), "x faster",
-                 ">= 1.35", "CTR-DRBG pr=1 32 B, over RDRAND vs SEED-SRC");
+    for (size_t i = 0; i < sizeof(bench_ratios) / sizeof(bench_ratios[0]); i++)
+        bench_figure(bench_ratios[i].name,
+                     bench_best_ratio(bench_ratios[i].num, bench_ratios[i].den),
+                     bench_ratios[i].unit, bench_ratios[i].target,
+                     bench_ratios[i].what);
     bench_figure("threads2_scaling_vs_raw", scaling, "x raw's gain", ">= 1.0",
                  "2 vs 1 thread, generate 48 B, over raw's");
     if (have_load) {
