@@ -21,9 +21,9 @@ check "scripts/bench.sh --short exits 0" test "$status" -eq 0
 for name in generate_4k_vs_raw generate_48_vs_raw6 generate_48_vs_seed_src \
     get_seed_48_vs_raw6 health_vs_no_health_4k pr_drbg_vs_seed_src \
     threads2_scaling_vs_raw speed_rand_16k_ratio load_unload_us \
-    coco_check_us; do
+    coco_check_us coco_detect_us; do
     check "prints bench: $name once, with a number" test "$(grep -cE \
         "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
 done
-check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = 10
+check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = 11
 finish
