@@ -690,7 +690,7 @@ int main(int argc, char **argv)
     size_t fixed_ops = 0, reps = 41;
     uint64_t evp_pr_requests = 0, evp_pr_ops = 0;
     uint64_t drbg_requests = 0, drbg_ops = 0;
-    double rate[4][BENCH_MAX_REPS], scaling, load_us;
+    double rate[4][BENCH_MAX_REPS], scaling, load_us = 0;
     struct bench_thread threads[2] = {{0}};
     int have_load, only = 0;
     char cpu[128];
