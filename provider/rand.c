@@ -70,6 +70,7 @@ static void *rdrand_newctx(void *provctx, void *parent,
     }
     ctx->prov = provctx;
     ctx->state = EVP_RAND_STATE_UNINITIALISED;
+    atomic_init(&ctx->seed_out, 0);
     return ctx;
 }
 
