@@ -5,9 +5,13 @@
 # timings are not.  Optionally the functions that cost the most.
 #   bench/callgrind.sh BENCH_SEED [ROW...]    (default: every row)
 #   CALLGRIND_TOP=N   also list the N costliest functions of each row
+#   CALLGRIND_OPS=N   operations counted per row (default 2000)
 set -euo pipefail
 bench=${1:?usage: bench/callgrind.sh path/to/bench_seed [ROW...]}
 shift
+# rdrand.so next to the benchmark's build, no system openssl.cnf.
+OPENSSL_MODULES=${OPENSSL_MODULES:-$(cd "$(dirname "$bench")/.." && pwd)}
+export OPENSSL_MODULES OPENSSL_CONF=/dev/null
 ops=${CALLGRIND_OPS:-2000}
 top=${CALLGRIND_TOP:-0}
 out=$(mktemp -d)
