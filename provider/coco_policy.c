@@ -111,5 +111,12 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
                rdrand_reason_text(coco_reason), platform, cause);
         abort();
     }
+    /* From openssl.cnf OpenSSL skips us silently: say it where it shows. */
+    rdrand_warn(prov,
+                "%s; platform %s (decided by %s); cause: %s; refused to "
+                "load (on_coco_failure = refuse): loaded from openssl.cnf, "
+                "OpenSSL now seeds from the OS instead",
+                rdrand_reason_text(coco_reason), platform, prov->coco.signal,
+                cause);
     return 0;
 }

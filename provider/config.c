@@ -2,116 +2,135 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <openssl/params.h>
 
 #include "errors.h"
 
-struct rdrand_choice {
-    const char *name;
-    int value;
+/*
+ * What the core cannot show us directly.  It answers only the exact keys
+ * asked for, so a key in another case ("WARN") is not seen, and a value
+ * that names a section ("on_coco_failure = default_sect") reaches us as
+ * that section's keys under dotted names ("on_coco_failure.activate"),
+ * never as a value.  Ask for the usual spellings and the keys of the
+ * sections an openssl.cnf for this provider has; tools/rdrand-check reads
+ * the whole file and catches the rest (and duplicated keys, of which the
+ * core passes only the last).
+ */
+#define RDRAND_PROBES(upper, capital, key)                                     \
+    upper, capital, key ".activate", key ".module", key ".seed",               \
+        key ".providers", key ".random", key ".default"
+static const char *const rdrand_probes[] = {
+    RDRAND_PROBES("WARN", "Warn", "warn"),
+    RDRAND_PROBES("COCO", "Coco", "coco"),
+    RDRAND_PROBES("COCO_SEED_BITS", "Coco_seed_bits", "coco_seed_bits"),
+    RDRAND_PROBES("ON_COCO_FAILURE", "On_coco_failure", "on_coco_failure"),
 };
+#define RDRAND_NPROBES (sizeof(rdrand_probes) / sizeof(rdrand_probes[0]))
+#define RDRAND_PROBES_PER_KEY (RDRAND_NPROBES / RDRAND_KEY_COUNT)
 
-static const struct rdrand_choice rdrand_warn_choices[] = {
-    {"syslog", RDRAND_WARN_SYSLOG},
-    {"stderr", RDRAND_WARN_STDERR},
-    {"none", RDRAND_WARN_NONE},
-    {NULL, 0}};
-
-/* No value turns the CoCo check off: configuration only tightens it. */
-static const struct rdrand_choice rdrand_coco_choices[] = {
-    {"auto", RDRAND_COCO_AUTO}, {"require", RDRAND_COCO_REQUIRE}, {NULL, 0}};
-
-static const struct rdrand_choice rdrand_on_coco_failure_choices[] = {
-    {"refuse", RDRAND_ON_COCO_FAILURE_REFUSE},
-    {"fail-closed", RDRAND_ON_COCO_FAILURE_FAIL_CLOSED},
-    {"abort", RDRAND_ON_COCO_FAILURE_ABORT},
-    {NULL, 0}};
-
-static int rdrand_bad_value(const struct rdrand_prov *prov, const char *key,
-                            const char *value, const char *accepted)
+/* Record the first refusal only: it is the one the operator fixes first. */
+static void rdrand_config_refuse(struct rdrand_config *cfg, int reason, int key,
+                                 const char *why)
 {
-    RDRAND_RAISE(prov, RDRAND_R_BAD_CONFIG,
-                 "rdrand provider config: %s = \"%s\" is not accepted; use "
-                 "%s",
-                 key, value, accepted);
-    return 0;
+    if (cfg->reason != 0)
+        return;
+    cfg->reason = reason;
+    cfg->warn_invalid = key == RDRAND_KEY_WARN;
+    snprintf(cfg->error, sizeof(cfg->error), "%s", why);
+    snprintf(cfg->state, sizeof(cfg->state), "%s: %s",
+             rdrand_reason_text(reason), why);
 }
 
-static int rdrand_parse_choice(const struct rdrand_prov *prov, const char *key,
-                               const char *value,
-                               const struct rdrand_choice *choices, int *out)
+static void rdrand_config_probe(struct rdrand_config *cfg, size_t i,
+                                const char *found)
 {
-    char accepted[128] = "";
+    const char *key = rdrand_config_key_names[i / RDRAND_PROBES_PER_KEY];
+    char why[sizeof(cfg->error)];
 
-    if (value == NULL)
-        return 1;
-    for (const struct rdrand_choice *c = choices; c->name != NULL; c++) {
-        if (strcmp(value, c->name) == 0) {
-            *out = c->value;
-            return 1;
-        }
-        size_t used = strlen(accepted);
-
-        snprintf(accepted + used, sizeof(accepted) - used, "%s%s",
-                 used != 0 ? " | " : "", c->name);
-    }
-    return rdrand_bad_value(prov, key, value, accepted);
-}
-
-/* Decimal digits only: no sign, no spaces, no hex, no trailing text. */
-static int rdrand_parse_seed_bits(const struct rdrand_prov *prov,
-                                  const char *value, unsigned int *out)
-{
-    static const char accepted[] =
-        "a multiple of 64 from 256 (the default) to 4096";
-    unsigned long bits = 0;
-
-    if (value == NULL)
-        return 1;
-    if (value[0] == '\0' || strspn(value, "0123456789") != strlen(value)
-        || strlen(value) > 5)
-        return rdrand_bad_value(prov, "coco_seed_bits", value, accepted);
-    bits = strtoul(value, NULL, 10);
-    if (bits < RDRAND_COCO_SEED_BITS_MIN || bits > RDRAND_COCO_SEED_BITS_MAX
-        || bits % 64 != 0)
-        return rdrand_bad_value(prov, "coco_seed_bits", value, accepted);
-    *out = (unsigned int)bits;
-    return 1;
+    if (i % RDRAND_PROBES_PER_KEY < 2)
+        snprintf(why, sizeof(why),
+                 "%s = \"%.64s\" is not accepted (keys are case-sensitive); "
+                 "write %s",
+                 rdrand_probes[i], found, key);
+    else
+        snprintf(why, sizeof(why),
+                 "%s is a section name, not a value (OpenSSL passes that "
+                 "section's keys, e.g. %s, instead); write the value itself",
+                 key, rdrand_probes[i]);
+    rdrand_config_refuse(cfg, RDRAND_R_BAD_CONFIG,
+                         (int)(i / RDRAND_PROBES_PER_KEY), why);
 }
 
 int rdrand_config_load(struct rdrand_prov *prov)
 {
-    char *warn = NULL, *coco = NULL, *seed_bits = NULL, *on_failure = NULL;
-    OSSL_PARAM keys[] = {OSSL_PARAM_utf8_ptr("warn", &warn, 0),
-                         OSSL_PARAM_utf8_ptr("coco", &coco, 0),
-                         OSSL_PARAM_utf8_ptr("coco_seed_bits", &seed_bits, 0),
-                         OSSL_PARAM_utf8_ptr("on_coco_failure", &on_failure, 0),
-                         OSSL_PARAM_END};
+    char *values[RDRAND_KEY_COUNT] = {NULL}, *probed[RDRAND_NPROBES] = {NULL};
+    OSSL_PARAM keys[RDRAND_KEY_COUNT + RDRAND_NPROBES + 1];
+    unsigned int parsed[RDRAND_KEY_COUNT] = {
+        RDRAND_WARN_SYSLOG, RDRAND_COCO_AUTO, RDRAND_COCO_SEED_BITS_MIN,
+        RDRAND_ON_COCO_FAILURE_REFUSE};
     struct rdrand_config *cfg = &prov->config;
-    int warn_mode = RDRAND_WARN_SYSLOG, coco_mode = RDRAND_COCO_AUTO;
-    int on_coco_failure = RDRAND_ON_COCO_FAILURE_REFUSE;
+    char why[sizeof(cfg->error)];
+    size_t n = 0;
 
-    cfg->coco_seed_bits = RDRAND_COCO_SEED_BITS_MIN;
-    if (!prov->core_get_params(prov->handle, keys)) {
-        RDRAND_RAISE(prov, RDRAND_R_CONFIG_UNREADABLE,
-                     "core_get_params failed: check this provider's "
-                     "section in openssl.cnf");
+    for (size_t k = 0; k < RDRAND_KEY_COUNT; k++)
+        keys[n++] = OSSL_PARAM_construct_utf8_ptr(rdrand_config_key_names[k],
+                                                  &values[k], 0);
+    for (size_t i = 0; i < RDRAND_NPROBES; i++)
+        keys[n++] = OSSL_PARAM_construct_utf8_ptr((char *)rdrand_probes[i],
+                                                  &probed[i], 0);
+    keys[n] = OSSL_PARAM_construct_end();
+
+    cfg->reason = 0;
+    if (prov->core_get_params == NULL
+        || !prov->core_get_params(prov->handle, keys))
+        rdrand_config_refuse(cfg, RDRAND_R_CONFIG_UNREADABLE, -1,
+                             "the core did not answer get_params for this "
+                             "provider's section");
+    for (size_t k = 0; cfg->reason == 0 && k < RDRAND_KEY_COUNT; k++)
+        if (values[k] != NULL
+            && !rdrand_config_parse((enum rdrand_config_key)k, values[k],
+                                    &parsed[k], why, sizeof(why)))
+            rdrand_config_refuse(cfg, RDRAND_R_BAD_CONFIG, (int)k, why);
+    for (size_t i = 0; cfg->reason == 0 && i < RDRAND_NPROBES; i++)
+        if (probed[i] != NULL)
+            rdrand_config_probe(cfg, i, probed[i]);
+
+    cfg->warn = (enum rdrand_warn_mode)parsed[RDRAND_KEY_WARN];
+    cfg->coco = (enum rdrand_coco_mode)parsed[RDRAND_KEY_COCO];
+    cfg->coco_seed_bits = parsed[RDRAND_KEY_COCO_SEED_BITS];
+    cfg->on_coco_failure =
+        (enum rdrand_coco_failure)parsed[RDRAND_KEY_ON_COCO_FAILURE];
+    if (cfg->reason == 0)
+        return 1;
+    /* A refused section never refuses to load: that would be silent. */
+    if (cfg->warn_invalid)
+        cfg->warn = RDRAND_WARN_SYSLOG;
+    cfg->on_coco_failure = RDRAND_ON_COCO_FAILURE_FAIL_CLOSED;
+    return 0;
+}
+
+int rdrand_config_ok(const struct rdrand_prov *prov)
+{
+    return prov->config.reason == 0;
+}
+
+/*
+ * The config latch.  A value the operator wrote and we refused must not
+ * leave the provider running on defaults the operator did not choose,
+ * and refusing to load would be skipped silently by OpenSSL (which then
+ * seeds from the OS).  So the provider loads and every request fails,
+ * naming the key, the value and what is accepted.  Nothing clears this:
+ * a passing self-test says the CPU is fine, not the configuration.
+ */
+int rdrand_config_refuses(const struct rdrand_prov *prov, const char *request,
+                          size_t len)
+{
+    if (prov->config.reason == 0)
         return 0;
-    }
-    if (!rdrand_parse_choice(prov, "warn", warn, rdrand_warn_choices,
-                             &warn_mode)
-        || !rdrand_parse_choice(prov, "coco", coco, rdrand_coco_choices,
-                                &coco_mode)
-        || !rdrand_parse_seed_bits(prov, seed_bits, &cfg->coco_seed_bits)
-        || !rdrand_parse_choice(prov, "on_coco_failure", on_failure,
-                                rdrand_on_coco_failure_choices,
-                                &on_coco_failure))
-        return 0;
-    cfg->warn = warn_mode;
-    cfg->coco = coco_mode;
-    cfg->on_coco_failure = on_coco_failure;
+    RDRAND_RAISE(prov, prov->config.reason,
+                 "%s of %zu bytes refused: %s; fix this provider's section "
+                 "in openssl.cnf and restart the process",
+                 request, len, prov->config.error);
     return 1;
 }

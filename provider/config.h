@@ -2,18 +2,29 @@
 #ifndef RDRAND_CONFIG_H
 #define RDRAND_CONFIG_H
 
-#include "prov.h"
+#include <stddef.h>
 
-#define RDRAND_COCO_SEED_BITS_MIN 256
-#define RDRAND_COCO_SEED_BITS_MAX 4096
+#include "config_rules.h"
+#include "prov.h"
 
 /*
  * Read the provider's openssl.cnf section through the core into
- * prov->config.  Unset keys take their defaults; a value we do not accept
- * raises RDRAND_R_BAD_CONFIG naming the key, the value and what is
- * accepted, and returns 0.  Every key is documented in
- * docs/configuration.md.
+ * prov->config.  Unset keys take their defaults.  Returns 1 when every
+ * value was accepted; 0 when a value was refused (or the section could
+ * not be read), with config.reason, config.error and config.state set:
+ * the provider then loads latched (nothing is raised here; each request
+ * raises it).  Every key is documented in docs/configuration.md.
  */
 int rdrand_config_load(struct rdrand_prov *prov);
+
+/* 1 when the section was accepted. */
+int rdrand_config_ok(const struct rdrand_prov *prov);
+
+/*
+ * The config latch, checked first by every request: if the section was
+ * refused, raise why (naming request and len) and return 1.
+ */
+int rdrand_config_refuses(const struct rdrand_prov *prov, const char *request,
+                          size_t len);
 
 #endif

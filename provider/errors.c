@@ -92,6 +92,35 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
     va_end(ap);
 }
 
+static void rdrand_vwarn(const struct rdrand_prov *prov, const char *fmt,
+                         va_list ap)
+{
+    char msg[512];
+
+    if (prov->config.warn == RDRAND_WARN_NONE)
+        return;
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (prov->config.warn == RDRAND_WARN_STDERR)
+        fprintf(stderr,
+                "rdrand-provider: %s (see rdrand-provider's "
+                "docs/operations.md)\n",
+                msg);
+    else
+        syslog(LOG_USER | LOG_CRIT,
+               "rdrand-provider: %s (see rdrand-provider's "
+               "docs/operations.md)",
+               msg);
+}
+
+void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rdrand_vwarn(prov, fmt, ap);
+    va_end(ap);
+}
+
 /*
  * The kernel WARNs once when RDRAND fails; so do we, once per process,
  * outside the error queue, because an error queue nobody prints is easy
@@ -100,14 +129,9 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
 {
     static atomic_flag warned = ATOMIC_FLAG_INIT;
-    static const char fmt[] = "rdrand-provider: %s (see rdrand-provider's "
-                              "docs/operations.md)";
 
     if (prov->config.warn == RDRAND_WARN_NONE
         || atomic_flag_test_and_set(&warned))
         return;
-    if (prov->config.warn == RDRAND_WARN_STDERR)
-        fprintf(stderr, fmt, rdrand_reason_text(reason)), fputc('\n', stderr);
-    else
-        syslog(LOG_USER | LOG_CRIT, fmt, rdrand_reason_text(reason));
+    rdrand_warn(prov, "%s", rdrand_reason_text(reason));
 }

@@ -55,6 +55,15 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
     ;
 /* One warning per process, to syslog or stderr as configured. */
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason);
+/*
+ * A warning on the same channel every time it is called: for what happens
+ * at most once per load (a refused config section, a refusal to load).
+ */
+void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 #define RDRAND_RAISE(prov, reason, ...)                                        \
     rdrand_raise((prov), OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC, (reason),   \

@@ -29,6 +29,17 @@ struct rdrand_config {
     enum rdrand_coco_mode coco;
     unsigned int coco_seed_bits;
     enum rdrand_coco_failure on_coco_failure;
+
+    /*
+     * A section the provider could not accept (config.c): every request
+     * fails with this, for the life of the provider.  reason is 0 when
+     * the section is good; error says what was wrong (key, value, what is
+     * accepted); state is what health-state shows.
+     */
+    int reason;
+    int warn_invalid; /* warn itself was refused: the warning used syslog */
+    char error[224];
+    char state[320];
 };
 
 struct rdrand_prov {

@@ -219,7 +219,16 @@ static int rdrand_cpu_has_rdrand(void)
            && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> 30 & 1);
 }
 
-/* The module's one exported symbol (hidden is the default here). */
+/*
+ * The module's one exported symbol (hidden is the default here).
+ *
+ * It refuses to load (returns 0) only when it cannot allocate, or when a
+ * confidential guest's check fails under on_coco_failure = refuse; every
+ * refusal also goes out on the warning channel, because OpenSSL skips a
+ * provider that refuses while loading openssl.cnf without a word.  A
+ * config section it cannot accept is not a refusal: it loads latched
+ * (status 0) and every request fails, naming what to fix (config.c).
+ */
 __attribute__((visibility("default"))) int
 OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
                    const OSSL_DISPATCH **out, void **provctx)
@@ -228,22 +237,22 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     int reason;
 
     if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
-        struct rdrand_prov boot = {.handle = handle};
+        struct rdrand_prov boot = {.handle = handle}; /* warn = syslog */
 
         rdrand_take_core_functions(&boot, in);
         RDRAND_RAISE(&boot, RDRAND_R_OUT_OF_MEMORY, "provider context");
+        rdrand_warn(&boot, "%s: provider context; refused to load",
+                    rdrand_reason_text(RDRAND_R_OUT_OF_MEMORY));
         return 0;
     }
     prov->handle = handle;
     rdrand_take_core_functions(prov, in);
-    if (prov->core_get_params == NULL) {
-        RDRAND_RAISE(prov, RDRAND_R_INTERNAL,
-                     "the core offers no get_params: cannot read the "
-                     "config section");
-        goto refuse;
-    }
     if (!rdrand_config_load(prov))
-        goto refuse;
+        rdrand_warn(prov, "%s%s", prov->config.state,
+                    prov->config.warn_invalid
+                        ? "; this warning went to syslog, the default, "
+                          "because the warn setting itself was refused"
+                        : "");
 
     atomic_init(&prov->fault_state, 0);
     prov->coco.signal = "none";
@@ -251,13 +260,12 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     if (prov->rdrand_available
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
         rdrand_source_fault(prov, reason, NULL);
-    if (!rdrand_coco_init_check(prov))
-        goto refuse;
+    if (!rdrand_coco_init_check(prov)) {
+        OPENSSL_clear_free(prov, sizeof(*prov));
+        return 0;
+    }
 
     *out = rdrand_provider_functions;
     *provctx = prov;
     return 1;
-refuse:
-    OPENSSL_clear_free(prov, sizeof(*prov));
-    return 0;
 }

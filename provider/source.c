@@ -6,6 +6,7 @@
 
 #include <openssl/crypto.h>
 
+#include "config.h"
 #include "counters.h"
 #include "draw.h"
 #include "errors.h"
@@ -107,6 +108,8 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
     int reason = RDRAND_R_OK;
     char what[96];
 
+    if (rdrand_config_refuses(prov, request, len))
+        return 0; /* before anything a recovery could clear */
     if (latched != RDRAND_R_OK && prov->coco_enforced) {
         RDRAND_RAISE(prov, latched,
                      "latched in a confidential guest (%s)%s%s: restart the "
@@ -149,13 +152,16 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
 
 int rdrand_source_usable(const struct rdrand_prov *prov)
 {
-    return prov->rdrand_available && rdrand_source_latched(prov) == RDRAND_R_OK;
+    return rdrand_config_ok(prov) && prov->rdrand_available
+           && rdrand_source_latched(prov) == RDRAND_R_OK;
 }
 
 const char *rdrand_source_state_text(const struct rdrand_prov *prov)
 {
     int fault = rdrand_source_latched(prov);
 
+    if (!rdrand_config_ok(prov))
+        return prov->config.state;
     if (fault != RDRAND_R_OK)
         return rdrand_reason_text(fault);
     return prov->rdrand_available ? "ok"

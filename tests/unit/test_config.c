@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Every config key: each accepted value loads, each refused one does not. */
+/*
+ * Every config key: each accepted value loads ready; each refused one
+ * loads latched (status 0, health-state naming key and value) and every
+ * request then fails naming the key, the value and what is accepted,
+ * even after a self-test passes.  Keys in another case and values that
+ * name a section (dotted keys) are refused the same way.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,80 +15,189 @@
 
 #include <cmocka.h>
 
+#include <openssl/crypto.h>
+
+#include "rdrand_provider.h"
+
 #include "config.h"
 #include "errors.h"
 #include "fake_core.h"
+#include "rand.h"
 
 static const struct {
     const char *key, *value;
     int accepted;
+    const char *wrong; /* what the message must say was wrong */
 } cases[] = {
-    {"warn", "syslog", 1},
-    {"warn", "stderr", 1},
-    {"warn", "none", 1},
-    {"warn", "", 0},
-    {"warn", "Syslog", 0},
-    {"warn", "yes", 0},
-    {"coco", "auto", 1},
-    {"coco", "require", 1},
-    {"coco", "off", 0},
-    {"coco", "none", 0},
-    {"coco", "0", 0},
-    {"coco", "", 0},
-    {"coco_seed_bits", "256", 1},
-    {"coco_seed_bits", "320", 1},
-    {"coco_seed_bits", "4096", 1},
-    {"coco_seed_bits", "192", 0},
-    {"coco_seed_bits", "0", 0},
-    {"coco_seed_bits", "300", 0},
-    {"coco_seed_bits", "4160", 0},
-    {"coco_seed_bits", "-256", 0},
-    {"coco_seed_bits", "+256", 0},
-    {"coco_seed_bits", " 256", 0},
-    {"coco_seed_bits", "256 ", 0},
-    {"coco_seed_bits", "0x100", 0},
-    {"coco_seed_bits", "18446744073709551872", 0},
-    {"coco_seed_bits", "", 0},
-    {"on_coco_failure", "refuse", 1},
-    {"on_coco_failure", "fail-closed", 1},
-    {"on_coco_failure", "abort", 1},
-    {"on_coco_failure", "ignore", 0},
-    {"on_coco_failure", "fail_closed", 0},
+    {"warn", "syslog", 1, NULL},
+    {"warn", "stderr", 1, NULL},
+    {"warn", "none", 1, NULL},
+    {"warn", "", 0, "use syslog | stderr | none"},
+    {"warn", "Syslog", 0, "(values are case-sensitive)"},
+    {"warn", "loud", 0, "use syslog | stderr | none"},
+    {"coco", "auto", 1, NULL},
+    {"coco", "require", 1, NULL},
+    {"coco", "off", 0, "use auto | require"},
+    {"coco", "none", 0, "use auto | require"},
+    {"coco", "0", 0, "use auto | require"},
+    {"coco", "", 0, "use auto | require"},
+    {"coco_seed_bits", "256", 1, NULL},
+    {"coco_seed_bits", "320", 1, NULL},
+    {"coco_seed_bits", "4096", 1, NULL},
+    {"coco_seed_bits", "128", 0, "(below 256)"},
+    {"coco_seed_bits", "192", 0, "(below 256)"},
+    {"coco_seed_bits", "0", 0, "(leading zero)"},
+    {"coco_seed_bits", "300", 0, "(not a multiple of 64)"},
+    {"coco_seed_bits", "4160", 0, "(above 4096)"},
+    {"coco_seed_bits", "0256", 0, "(leading zero)"},
+    {"coco_seed_bits", "00000256", 0, "(leading zero)"},
+    {"coco_seed_bits", "10000", 0, "(above 4096)"},
+    {"coco_seed_bits", "-256", 0, "(decimal digits only"},
+    {"coco_seed_bits", "+256", 0, "(decimal digits only"},
+    {"coco_seed_bits", " 256", 0, "(decimal digits only"},
+    {"coco_seed_bits", "256 ", 0, "(decimal digits only"},
+    {"coco_seed_bits", "0x100", 0, "(decimal digits only"},
+    {"coco_seed_bits", "18446744073709551872", 0, "(above 4096)"},
+    {"coco_seed_bits", "", 0, "(empty)"},
+    {"on_coco_failure", "refuse", 1, NULL},
+    {"on_coco_failure", "fail-closed", 1, NULL},
+    {"on_coco_failure", "abort", 1, NULL},
+    {"on_coco_failure", "refusee", 0, "use refuse | fail-closed | abort"},
+    {"on_coco_failure", "ignore", 0, "use refuse | fail-closed | abort"},
+    {"on_coco_failure", "fail_closed", 0, "use refuse | fail-closed | abort"},
+    /* What the core hands over for "WARN = bogus" and for a value that
+     * names a section ("on_coco_failure = default_sect"). */
+    {"WARN", "bogus", 0, "(keys are case-sensitive); write warn"},
+    {"Coco", "auto", 0, "(keys are case-sensitive); write coco"},
+    {"on_coco_failure.activate", "1", 0,
+     "on_coco_failure is a section name, not a value"},
+    {"coco.seed", "RDRAND", 0, "coco is a section name, not a value"},
 };
+
+#define RAND_FN(type, id)                                                      \
+    ((OSSL_FUNC_rand_##type##_fn *)fake_dispatch_fn(rdrand_rand_functions, id))
+
+static void teardown(const OSSL_DISPATCH *prov, void *provctx)
+{
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+}
+
+/* The last error names the key, the value and what was wrong. */
+static void assert_names(const char *text, size_t i)
+{
+    char quoted[64];
+
+    snprintf(quoted, sizeof(quoted), "\"%s\"", cases[i].value);
+    if (strstr(text, cases[i].key) == NULL
+        || (strchr(cases[i].key, '.') == NULL && strstr(text, quoted) == NULL)
+        || strstr(text, cases[i].wrong) == NULL)
+        fail_msg("%s = \"%s\": \"%s\" lacks key, value or \"%s\"", cases[i].key,
+                 cases[i].value, text, cases[i].wrong);
+}
+
+/* A seed request and a generate on a fresh context: both refused. */
+static void assert_requests_refused(void *provctx, size_t i)
+{
+    void *ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+    unsigned char *seed = (unsigned char *)"untouched", out[16];
+
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 0, 0, NULL, 0, NULL),
+                     1);
+    for (int round = 0; round < 2; round++) {
+        fake_error_count = 0;
+        assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
+                             ctx, &seed, 256, 32, 64, 0, NULL, 0),
+                         0);
+        assert_null(seed);
+        assert_int_equal(fake_last_reason(), RDRAND_R_BAD_CONFIG);
+        assert_names(fake_last_message(), i);
+        assert_non_null(strstr(fake_last_message(), "seed request of 32"));
+        assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                             ctx, out, sizeof(out), 0, 0, NULL, 0),
+                         0);
+        assert_int_equal(fake_last_reason(), RDRAND_R_BAD_CONFIG);
+        assert_names(fake_last_message(), i);
+    }
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+}
 
 static void test_each_value(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const char *config[] = {cases[i].key, cases[i].value, NULL};
+        const char *config[] = {cases[i].key, cases[i].value, "warn", "none",
+                                NULL};
         void *provctx;
         const OSSL_DISPATCH *prov;
-        int ok = fake_provider_init("", config, &provctx, &prov);
 
-        if (ok != cases[i].accepted)
-            fail_msg("%s = \"%s\": init returned %d", cases[i].key,
-                     cases[i].value, ok);
-        if (ok) {
-            assert_int_equal(fake_error_count, 0);
-            ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
-                prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
-            continue;
-        }
-        assert_null(provctx);
-        assert_int_equal(fake_last_reason(), RDRAND_R_BAD_CONFIG);
-        /* The message names the key, the value and what is accepted. */
-        assert_non_null(strstr(fake_last_message(), cases[i].key));
-        assert_non_null(strstr(fake_last_message(), "use "));
-        {
-            char quoted[64];
+        /* warn itself under test: no second warn key after it. */
+        if (strcmp(cases[i].key, "warn") == 0
+            || strcmp(cases[i].key, "WARN") == 0)
+            config[2] = NULL;
+        /* Loads either way: a refusal would be skipped by OpenSSL. */
+        assert_int_equal(fake_provider_init("", config, &provctx, &prov), 1);
+        assert_non_null(provctx);
+        assert_int_equal(fake_error_count, 0); /* nothing raised at load */
+        if (fake_get_int(prov, provctx, "status") != cases[i].accepted)
+            fail_msg("%s = \"%s\": status %d", cases[i].key, cases[i].value,
+                     !cases[i].accepted);
+        if (cases[i].accepted) {
+            assert_string_equal(
+                fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE), "ok");
+        } else {
+            const char *hs =
+                fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE);
 
-            snprintf(quoted, sizeof(quoted), "\"%s\"", cases[i].value);
-            assert_non_null(strstr(fake_last_message(), quoted));
+            assert_non_null(
+                strstr(hs, rdrand_reason_text(RDRAND_R_BAD_CONFIG)));
+            assert_names(hs, i);
+            assert_requests_refused(provctx, i);
         }
+        teardown(prov, provctx);
     }
 }
 
-static void test_core_get_params_failure_refuses(void **state)
+/* The first refused key is the one reported, whatever follows. */
+static void test_first_refusal_kept(void **state)
+{
+    const char *config[] = {"coco", "off", "on_coco_failure", "ignore", NULL};
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+
+    (void)state;
+    assert_int_equal(fake_provider_init("", config, &provctx, &prov), 1);
+    assert_non_null(strstr(
+        fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE), "coco = "));
+    teardown(prov, provctx);
+}
+
+/*
+ * A refused section in a confidential guest whose check fails does not
+ * refuse to load (on_coco_failure = refuse is the default, but the value
+ * the operator wrote is in doubt): it loads latched, reporting the config.
+ */
+static void test_bad_config_in_failing_guest_loads(void **state)
+{
+    const char *config[] = {"on_coco_failure", "refusee", "warn", "none", NULL};
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+
+    (void)state;
+    assert_int_equal(
+        fake_provider_init("coco=tdx,fail-at=9", config, &provctx, &prov), 1);
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    assert_non_null(strstr(
+        fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE), "refusee"));
+    assert_string_equal(
+        fake_get_utf8(prov, provctx, RDRAND_PARAM_COCO_PLATFORM), "tdx");
+    teardown(prov, provctx);
+}
+
+/* A failing core_get_params latches too, with a reason of its own. */
+static void test_core_get_params_failure_latches(void **state)
 {
     static int handle;
     void *provctx = NULL;
@@ -94,15 +209,21 @@ static void test_core_get_params_failure_refuses(void **state)
     fake_core_get_params_fails = 1;
     assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
                                         fake_core_dispatch(), &prov, &provctx),
-                     0);
-    assert_int_equal(fake_last_reason(), RDRAND_R_CONFIG_UNREADABLE);
+                     1);
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    assert_non_null(
+        strstr(fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE),
+               rdrand_reason_text(RDRAND_R_CONFIG_UNREADABLE)));
+    teardown(prov, provctx);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_value),
-        cmocka_unit_test(test_core_get_params_failure_refuses),
+        cmocka_unit_test(test_first_refusal_kept),
+        cmocka_unit_test(test_bad_config_in_failing_guest_loads),
+        cmocka_unit_test(test_core_get_params_failure_latches),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
