@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rdrand-stat: print the rdrand provider's parameters (counters, state)
+ * rdrand-stat (deprecated: rdrand-check supersedes it; this is the same
+ * program invoked under its old name, kept for its command line):
+ * print the rdrand provider's parameters (counters, state)
  * as "name = value" lines, after optionally drawing random bytes through
  * the library's default context, in this same process.
  *
@@ -26,6 +28,8 @@
 #include <openssl/rand.h>
 
 #include "rdrand_provider.h"
+
+#include "check.h"
 
 static int print_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
                        int value_only)
@@ -61,7 +65,7 @@ static int print_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
     return 1;
 }
 
-int main(int argc, char **argv)
+int rdrand_stat_main(int argc, char **argv)
 {
     const char *name = RDRAND_PROVIDER_NAME;
     long nbytes = 0;

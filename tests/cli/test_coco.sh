@@ -62,6 +62,8 @@ for row in "${failing[@]}"; do
     run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
     check "$t refuse: openssl rand exits 0 (OS entropy)" exited_ok
     check "$t refuse: and prints bytes" hex32
+    check "$t refuse: but the refusal is on the warning channel (stderr)" \
+        stderr_has "^rdrand-provider: $reason; $detail.*; refused to load"
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t refuse: list -providers exits 0" exited_ok
     check "$t refuse: $SIM absent from list -providers" \

@@ -21,6 +21,15 @@ check "real: the seed source was used (seed-requests >= 2)" \
     line_at_least 1 2
 check "real: no RDRAND failures" line_is 2 0
 
+# --- rdrand-check: the correct conf/rdrand.cnf proves RDRAND is live ---
+for conf in rdrand.cnf rdrand-coco.cnf; do
+    run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/$conf" -- \
+        "$RDRAND_BUILD_DIR/rdrand-check"
+    check "real: rdrand-check with $conf (OPENSSL_CONF) exits 0" exited_ok
+    check "real: rdrand-check with $conf: live" \
+        stdout_has '^seed source: live: '
+done
+
 # --- openssl speed rand ---
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
     "$OPENSSL_BIN" speed -seconds 1 rand

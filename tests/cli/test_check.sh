@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# rdrand-check and the config latch through the real openssl binary: every
+# operator mistake as a variant of conf/rdrand.cnf (pointed at the
+# simulated-CPU module so that it runs on any CPU): openssl rand fails for
+# the provider's own bad values, rdrand-check exits 2 (0 where OpenSSL
+# really does what was meant) naming the line; the correct file passes.
+# Then a failing and an absent simulated RDRAND (exit 1), a refused load,
+# the JSON (python3's json parser) and Prometheus (promtool) outputs, -o,
+# -n, usage errors, and rdrand-stat as the same program's old name.
+# shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+CHECK=$RDRAND_BUILD_DIR/rdrand-check
+SIM=rdrand-sim
+PY=/usr/bin/python3 # Debian's, with only the standard library
+exited_with() { [ "$status" -eq "$1" ]; }
+names_line() { # names_line N: the report names FILE:N
+    grep -qF -- "$VARIANT:$1: " "$OUT/stdout"
+}
+
+# conf/rdrand.cnf, unchanged but for the module it names (the simulated
+# CPU's) and warn = stderr, so the one-shot warning shows in the test.
+VARIANT=$OUT/variant.cnf
+make_variant() { # make_variant SED-SCRIPT
+    sed -e 's/^module = rdrand\.so$/module = rdrand-sim.so/' \
+        -e 's/^rdrand = rdrand_sect$/rdrand-sim = rdrand_sect/' \
+        -e 's/^seed_properties = provider=rdrand$/&-sim/' \
+        -e 's/^warn = syslog$/warn = stderr/' "$CONF/rdrand.cnf" |
+        sed -e "$1" >"$VARIANT"
+}
+line_of() { grep -n -m1 -xF -- "$1" "$VARIANT" | cut -d: -f1; }
+sim() { run "OPENSSL_MODULES=$SIM_MODULES" "RDRAND_SIM=${RDRAND_SIM_SPEC:-}" "$@"; }
+
+make_variant ''
+check "the translated conf/rdrand.cnf still names rdrand-sim.so" \
+    grep -qx 'module = rdrand-sim.so' "$VARIANT"
+sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
+check "correct file: openssl rand exits 0" exited_ok
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "correct file: rdrand-check exits 0" exited_with 0
+check "correct file: seed source live" stdout_has '^seed source: live: '
+check "correct file: verdict live" stdout_has '^verdict: 0 live'
+check "correct file: no problem reported" \
+    stdout_lacks '^(warning|unhealthy|misconfigured): '
+
+# NAME ~ SED ~ EXIT ~ LINE TO NAME (as written in the variant, "" for
+# none) ~ MESSAGE (of both the provider and the checker) ~ openssl rand:
+# fails, warning on stderr | fails, warning to syslog (warn itself is
+# bad) | ok (OpenSSL hides the mistake) | any (OpenSSL's own error)
+mistakes=(
+    "coco_seed_bits = 128~s/^coco_seed_bits = 256$/coco_seed_bits = 128/~2~coco_seed_bits = 128~\"128\" is not accepted \\(below 256\\)~stderr"
+    "coco_seed_bits = 0256~s/^coco_seed_bits = 256$/coco_seed_bits = 0256/~2~coco_seed_bits = 0256~\"0256\" is not accepted \\(leading zero\\)~stderr"
+    "coco_seed_bits = 00000256~s/^coco_seed_bits = 256$/coco_seed_bits = 00000256/~2~coco_seed_bits = 00000256~\"00000256\" is not accepted \\(leading zero\\)~stderr"
+    "on_coco_failure = refusee~s/^on_coco_failure = refuse$/&e/~2~on_coco_failure = refusee~use refuse \\| fail-closed \\| abort~stderr"
+    "warn = loud~s/^warn = stderr$/warn = loud/~2~warn = loud~warn = \"loud\" is not accepted~syslog"
+    "WARN in capitals~s/^warn = stderr$/WARN = bogus/~2~WARN = bogus~keys are case-sensitive~syslog"
+    "value naming a section~s/^on_coco_failure = refuse$/on_coco_failure = default_sect/~2~on_coco_failure = default_sect~on_coco_failure is a section name, not a value~stderr"
+    "misspelt key~s/^on_coco_failure = refuse$/on_coco_failur = refuse/~2~on_coco_failur = refuse~did you mean on_coco_failure\\?~ok"
+    "duplicated key~s/^warn = stderr$/warn = bogus\\nwarn = stderr/~2~warn = bogus~given twice~ok"
+    "seed = RDRANDX~s/^seed = RDRAND$/seed = RDRANDX/~2~seed = RDRANDX~did you mean RDRAND\\?~ok"
+    "seed_properties = provider=rdrnd~s/^seed_properties = .*/seed_properties = provider=rdrnd/~2~seed_properties = provider=rdrnd~did you mean provider=$SIM\\?~ok"
+    "seed_properties missing~/^seed_properties = /d~2~[random_sect]~no seed_properties line~ok"
+    "seed missing~/^seed = /d~2~[random_sect]~no seed line~ok"
+    "unknown key in [random]~s/^seed = RDRAND$/&\\nseeed = RDRAND/~2~seeed = RDRAND~did you mean seed\\?~any"
+    "module without .so~s/^module = rdrand-sim.so$/module = rdrand-sim/~2~module = rdrand-sim~did you mean module = rdrand-sim.so\\?~ok"
+    "module path that does not exist~s|^module = rdrand-sim.so$|module = /nonexistent/rdrand-sim.so|~2~module = /nonexistent/rdrand-sim.so~no file /nonexistent/rdrand-sim.so~ok"
+    "provider section without activate~/^\\[rdrand_sect\\]/,/^\\[/{/^activate = 1$/d}~2~[rdrand_sect]~no activate line~ok"
+    "default not activated~/^\\[default_sect\\]/,/^\\[/{/^activate = 1$/d}~2~[provider_sect]~default is not activated~any"
+    "no random line~/^random = random_sect$/d~2~[openssl_init]~no random line~ok"
+    "seed = rdrand in lower case (names are case-insensitive)~s/^seed = RDRAND$/seed = rdrand/~0~~^seed source: live~ok"
+)
+WARNED="^rdrand-provider: invalid value in the rdrand"
+for row in "${mistakes[@]}"; do
+    IFS='~' read -r name script want line message rand <<<"$row"
+    make_variant "$script"
+    if [ -n "$line" ]; then
+        check "$name: the variant has the line to name" test -n "$(line_of "$line")"
+    fi
+    sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
+    case $rand in
+    stderr | syslog)
+        check "$name: openssl rand exits non-zero" exited_fail
+        check "$name: openssl rand names it" stderr_has "$message"
+        check "$name: and prints no bytes" stdout_lacks '[0-9a-f]{8}'
+        if [ "$rand" = stderr ]; then
+            check "$name: the warning on stderr (warn = stderr)" \
+                stderr_has "$WARNED"
+        else
+            check "$name: the warning goes to syslog, not stderr" \
+                test "$(grep -c "$WARNED" "$OUT/stderr")" -eq 0
+        fi
+        ;;
+    ok) check "$name: openssl rand exits 0 (OpenSSL hides this one)" exited_ok ;;
+    esac
+    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    check "$name: rdrand-check exits $want" exited_with "$want"
+    check "$name: rdrand-check says why" stdout_has "$message"
+    if [ -n "$line" ]; then
+        check "$name: rdrand-check names line $(line_of "$line")" \
+            names_line "$(line_of "$line")"
+    fi
+done
+
+# activate = 0: any value loads the provider before OpenSSL 3.3, none
+# does from 3.3 on; either way the checker names the line.
+make_variant '/^\[rdrand_sect\]/,/^\[/s/^activate = 1$/activate = 0/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+version=$("$OPENSSL_BIN" version | awk '{print $2}')
+if [ "$(printf '%s\n3.3.0\n' "$version" | sort -V | head -1)" = 3.3.0 ]; then
+    check "activate = 0 on OpenSSL $version: exit 2" exited_with 2
+else
+    check "activate = 0 on OpenSSL $version: loads, exit 0" exited_with 0
+    check "activate = 0 on OpenSSL $version: warns" \
+        stdout_has '^warning: .*activate = 0 loads the provider'
+fi
+check "activate = 0: names the line" names_line "$(line_of 'activate = 0')"
+
+# random_provider (3.5+) routes RAND_bytes past the seed source.
+make_variant 's/^seed = RDRAND$/&\nrandom_provider = default/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "random_provider: flagged on its line" \
+    names_line "$(line_of 'random_provider = default')"
+
+# No such file.
+sim -- "$CHECK" -c "$OUT/nonexistent.cnf" --provider $SIM
+check "no such file: exit 2" exited_with 2
+check "no such file: says OpenSSL cannot read it" \
+    stdout_has 'OpenSSL cannot read this file'
+
+# --- the simulated CPU failing or without RDRAND: exit 1, the reason ---
+for row in "fail-from=1|RDRAND reported failure \\(CF=0\\)" \
+    "rdrand=absent|RDRAND is not available on this CPU"; do
+    IFS='|' read -r spec reason <<<"$row"
+    RDRAND_SIM_SPEC=$spec sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
+        --provider $SIM
+    check "RDRAND_SIM=$spec: exit 1" exited_with 1
+    check "RDRAND_SIM=$spec: the reason" stdout_has "^unhealthy: .*$reason"
+    check "RDRAND_SIM=$spec: verdict unhealthy" stdout_has '^verdict: 1 '
+done
+
+# A CoCo guest whose check fails under on_coco_failure = refuse: OpenSSL
+# skips the provider; the refusal is on the warning channel; exit 2.
+run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco.cnf" \
+    "RDRAND_TEST_ON_COCO_FAILURE=refuse" "RDRAND_TEST_COCO=auto" \
+    "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=coco=tdx,fail-at=9" -- \
+    "$CHECK" --provider $SIM
+check "refused load: exit 2" exited_with 2
+check "refused load: not loaded" stdout_has "provider $SIM is not loaded"
+check "refused load: warned on the warn channel (stderr)" \
+    stderr_has '^rdrand-provider: confidential-computing guest: .*refused to load'
+
+# --- JSON and Prometheus, parsed by real parsers ---
+sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --json -n 3
+check "--json -n 3: exit 0" exited_with 0
+check "--json: python3's json.tool parses it" \
+    "$PY" -m json.tool "$OUT/stdout"
+has_keys() {
+    "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+keys = {"exit_code", "verdict", "provider", "config", "openssl_version",
+        "provider_loaded", "seed_source_live", "draw", "problems", "params"}
+assert keys <= d.keys(), keys - d.keys()
+assert d["exit_code"] == 0 and d["seed_source_live"] is True
+assert d["draw"]["prediction_resistant_requests"] == 4, d["draw"]
+assert d["draw"]["seed_requests"] >= 4 and d["draw"]["seed_failures"] == 0
+assert d["params"]["health-state"] == "ok" and d["params"]["status"] == 1
+' "$OUT/stdout"
+}
+check "--json: documented keys; -n 3 made 4 requests, each a seed" has_keys
+make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM --json
+check "--json, misconfigured: exit 2" exited_with 2
+check "--json, misconfigured: parses (quotes escaped)" \
+    "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_code"] == 2 and d["problems"][0]["line"] > 0
+assert "coco_seed_bits" in d["problems"][0]["message"]' "$OUT/stdout"
+
+PROM=$OUT/rdrand.prom
+for row in "|0" "fail-from=1|1"; do
+    IFS='|' read -r spec want <<<"$row"
+    RDRAND_SIM_SPEC=$spec sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
+        --provider $SIM --prometheus -o "$PROM"
+    check "--prometheus -o, RDRAND_SIM=$spec: exit $want" exited_with "$want"
+    check "--prometheus -o: nothing on stdout" test ! -s "$OUT/stdout"
+    check "--prometheus -o: no temporary file left" \
+        test "$(find "$OUT" -name 'rdrand.prom.*' | wc -l)" -eq 0
+    check "--prometheus, RDRAND_SIM=$spec: promtool check metrics accepts it" \
+        promtool check metrics <"$PROM"
+    check "--prometheus: gauge rdrand_seed_source_live = $((1 - want))" \
+        grep -qx "rdrand_seed_source_live{provider=\"$SIM\"} $((1 - want))" \
+        "$PROM"
+    check "--prometheus: counter rdrand_failures_total" \
+        grep -qx '# TYPE rdrand_failures_total counter' "$PROM"
+done
+make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
+check "--prometheus, latched: promtool accepts the escaped health_state" \
+    promtool check metrics <"$OUT/stdout"
+
+# --- usage ---
+for args in "--bogus" "-n -1" "-n x" "--json --prometheus" "extra"; do
+    # shellcheck disable=SC2086 # the arguments are a list
+    sim -- "$CHECK" $args
+    check "usage error ($args): exit 3" exited_with 3
+done
+
+# --- rdrand-stat: the same program under its old name ---
+check "rdrand-stat is a link to rdrand-check" \
+    test "$(readlink "$RDRAND_BUILD_DIR/rdrand-stat")" = rdrand-check
+sim "OPENSSL_CONF=$CONF/rdrand-sim.cnf" -- "$STAT" -p $SIM -n 32 -r \
+    seed-requests
+check "rdrand-stat -n 32 -r seed-requests: exits 0" exited_ok
+check "rdrand-stat: prints the value alone (old command line)" \
+    line_at_least 1 2
+
+finish

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* rdrand-check's parts: the report, the static config check, params. */
+#ifndef RDRAND_CHECK_H
+#define RDRAND_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/provider.h>
+
+/* Exit statuses, documented in docs/operations.md. */
+enum check_exit {
+    CHECK_LIVE = 0,          /* RDRAND is the live seed source, healthy */
+    CHECK_UNHEALTHY = 1,     /* RDRAND failing or unhealthy */
+    CHECK_MISCONFIGURED = 2, /* seeds do not come from this provider */
+    CHECK_USAGE = 3
+};
+
+/* What a problem means for the verdict. */
+enum check_severity { SEV_WARNING, SEV_UNHEALTHY, SEV_MISCONFIGURED };
+
+struct check_problem {
+    enum check_severity severity;
+    int line;         /* in the config file; 0 when not known */
+    char section[64]; /* "" when not about one section */
+    char key[64];     /* "" when not about one key */
+    char message[512];
+};
+
+#define CHECK_MAX_PROBLEMS 64
+
+struct check_report {
+    const char *config;   /* the file OpenSSL loads */
+    const char *provider; /* the provider checked */
+    unsigned long openssl_version;
+    struct check_problem problems[CHECK_MAX_PROBLEMS];
+    size_t nproblems;
+};
+
+/* Add a problem; section/key may be NULL. */
+void check_problem(struct check_report *r, enum check_severity sev, int line,
+                   const char *section, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/*
+ * Step 1: read r->config with libcrypto's own parser (NCONF) and check,
+ * statically, that it makes r->provider the live seed source.  Lines come
+ * from reading the file again (NCONF keeps none).
+ */
+void check_config(struct check_report *r);
+
+/* One provider parameter's value, as gettable_params types it. */
+struct check_value {
+    const char *key;
+    int type; /* OSSL_PARAM_UNSIGNED_INTEGER, _INTEGER or _UTF8_PTR */
+    uint64_t u;
+    int64_t i;
+    const char *s;
+};
+
+/* Read one parameter described by known; 0 if get_params failed. */
+int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
+                    struct check_value *v);
+
+/* The compatibility name: rdrand-stat's command line (deprecated). */
+int rdrand_stat_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,537 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rdrand-check, step 1: the configuration, read with libcrypto's own
+ * parser (NCONF) and checked the way OpenSSL applies it
+ * (crypto/provider_conf.c, crypto/rand/rand_lib.c): does it make the
+ * provider the live seed source?  Every mistake found is named with the
+ * line to fix, which NCONF does not keep: the file is read again for it.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <openssl/conf.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+
+#include "rdrand_provider.h"
+
+#include "check.h"
+#include "config_rules.h"
+
+#define V3_3 0x30300000UL /* activate is a boolean from here on */
+#define V3_5 0x30500000UL /* random_provider exists from here on */
+
+/* ---- where each key is: the file read line by line ---- */
+
+struct conf_line {
+    char section[64], key[64];
+    int line;
+};
+
+struct conf_lines {
+    struct conf_line *v;
+    size_t n;
+};
+
+static void trim(char *s)
+{
+    size_t len = strlen(s), start = strspn(s, " \t\r\n");
+
+    while (len > start && isspace((unsigned char)s[len - 1]))
+        s[--len] = '\0';
+    memmove(s, s + start, len - start + 1);
+}
+
+/* Sections and keys as NCONF sees them: "[ name ]", "key = value", "#". */
+static void read_lines(const char *path, struct conf_lines *out)
+{
+    char buf[1024], section[64] = "default";
+    FILE *f = fopen(path, "r");
+    int line = 0;
+
+    out->v = NULL;
+    out->n = 0;
+    if (f == NULL)
+        return;
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        char *eq, *hash = strchr(buf, '#');
+        struct conf_line *grown;
+
+        line++;
+        if (hash != NULL)
+            *hash = '\0';
+        trim(buf);
+        if (buf[0] == '[' && strchr(buf, ']') != NULL) {
+            *strchr(buf, ']') = '\0';
+            snprintf(section, sizeof(section), "%.63s", buf + 1);
+            trim(section);
+            buf[0] = '\0'; /* the header: key "" */
+        } else if (buf[0] == '.' || (eq = strchr(buf, '=')) == NULL) {
+            continue; /* .include, .pragma, blank */
+        } else {
+            *eq = '\0';
+            trim(buf);
+        }
+        if ((grown = realloc(out->v, (out->n + 1) * sizeof(*grown))) == NULL)
+            break;
+        out->v = grown;
+        snprintf(out->v[out->n].section, sizeof(out->v[0].section), "%s",
+                 section);
+        snprintf(out->v[out->n].key, sizeof(out->v[0].key), "%.63s", buf);
+        out->v[out->n++].line = line;
+    }
+    fclose(f);
+}
+
+/* The line NCONF takes a key from (the last one), or 0. */
+static int line_of(const struct conf_lines *l, const char *section,
+                   const char *key)
+{
+    int found = 0;
+
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].section, section) == 0
+            && strcmp(l->v[i].key, key) == 0)
+            found = l->v[i].line;
+    return found;
+}
+
+/* A section's header line (its first key's in "default"), or 0. */
+static int section_line(const struct conf_lines *l, const char *section)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].section, section) == 0)
+            return l->v[i].line;
+    return 0;
+}
+
+/* NCONF keeps only the last of a duplicated key: name both lines. */
+static void check_duplicates(struct check_report *r, const struct conf_lines *l,
+                             const char *section)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        int last;
+
+        if (strcmp(l->v[i].section, section) != 0 || l->v[i].key[0] == '\0'
+            || (last = line_of(l, section, l->v[i].key)) == l->v[i].line)
+            continue;
+        check_problem(r, SEV_MISCONFIGURED, l->v[i].line, section, l->v[i].key,
+                      "given twice (lines %d and %d): OpenSSL uses only line "
+                      "%d and ignores this one without a word; keep one",
+                      l->v[i].line, last, last);
+    }
+}
+
+/* ---- names ---- */
+
+static size_t distance(const char *a, const char *b)
+{
+    size_t lb = strlen(b), row[128], diag;
+
+    if (lb >= sizeof(row) / sizeof(row[0]) || strlen(a) >= 128)
+        return 128;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; a[i - 1] != '\0'; i++) {
+        diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag
+                                       + (tolower((unsigned char)a[i - 1])
+                                          != tolower((unsigned char)b[j - 1]));
+
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The known name closest to name (NULL-terminated list). */
+static const char *closest(const char *name, const char *const *known)
+{
+    const char *best = known[0];
+
+    for (const char *const *k = known; *k != NULL; k++)
+        if (distance(name, *k) < distance(name, best))
+            best = *k;
+    return best;
+}
+
+static const char *sect_value(STACK_OF(CONF_VALUE) * sect, const char *key)
+{
+    const char *value = NULL;
+
+    for (int i = 0; i < sk_CONF_VALUE_num(sect); i++)
+        if (strcmp(sk_CONF_VALUE_value(sect, i)->name, key) == 0)
+            value = sk_CONF_VALUE_value(sect, i)->value;
+    return value;
+}
+
+static const char *skip_dot(const char *name)
+{
+    const char *dot = strchr(name, '.');
+
+    return dot != NULL ? dot + 1 : name;
+}
+
+/* A boolean as OpenSSL 3.3+ reads activate: 1, 0, or -1 (refused). */
+static int bool_value(const char *v)
+{
+    static const char *const yes[] = {"1",    "yes", "YES", "true",
+                                      "TRUE", "on",  "ON"};
+    static const char *const no[] = {"0",     "no",  "NO", "false",
+                                     "FALSE", "off", "OFF"};
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcmp(v, yes[i]) == 0)
+            return 1;
+        if (strcmp(v, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* activate as the running OpenSSL reads it: 1, 0, or -1 (refused). */
+static int activate_value(const struct check_report *r, const char *v)
+{
+    if (v == NULL)
+        return 0;
+    /* 3.0-3.2: the key's presence is what counts, whatever its value. */
+    return r->openssl_version < V3_3 ? 1 : bool_value(v);
+}
+
+/* ---- the provider's section ---- */
+
+static const char *const provider_keys[] = {
+    "module", "activate",       "identity",        "soft_load", "warn",
+    "coco",   "coco_seed_bits", "on_coco_failure", NULL};
+
+/* Where OpenSSL looks for the module (provider_core.c, DSO_merge). */
+static void check_module(struct check_report *r, const struct conf_lines *l,
+                         const char *sect_name, const char *name,
+                         const char *module)
+{
+    const char *dir = getenv("OPENSSL_MODULES");
+    char path[4096], with_so[4200];
+
+    if (dir == NULL)
+        dir = OPENSSL_info(OPENSSL_INFO_MODULES_DIR);
+    if (module == NULL)
+        snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+    else if (module[0] == '/')
+        snprintf(path, sizeof(path), "%s", module);
+    else
+        snprintf(path, sizeof(path), "%s/%s", dir, module);
+    if (access(path, R_OK) == 0)
+        return;
+    snprintf(with_so, sizeof(with_so), "%s.so", path);
+    check_problem(
+        r, SEV_MISCONFIGURED,
+        module ? line_of(l, sect_name, "module") : section_line(l, sect_name),
+        sect_name, "module",
+        "%s%s%s: no file %s (modules directory %s, from %s); OpenSSL skips "
+        "the provider without a word%s%s%s",
+        module ? "module = " : "no module line", module ? module : "",
+        module ? "" : ", so OpenSSL looks for NAME.so", path, dir,
+        getenv("OPENSSL_MODULES") ? "OPENSSL_MODULES" : "libcrypto's built-in",
+        access(with_so, R_OK) == 0 ? "; did you mean module = " : "",
+        access(with_so, R_OK) == 0 ? module : "",
+        access(with_so, R_OK) == 0 ? ".so?" : "");
+}
+
+/* One of our own keys: the same rules as the provider (config_rules.c). */
+static void check_own_key(struct check_report *r, const CONF *conf,
+                          const struct conf_lines *l, const char *sect_name,
+                          enum rdrand_config_key key, const char *value)
+{
+    const char *name = rdrand_config_key_names[key];
+    int line = line_of(l, sect_name, name);
+    unsigned int parsed;
+    char why[256];
+
+    if (NCONF_get_section(conf, value) != NULL)
+        check_problem(r, SEV_MISCONFIGURED, line, sect_name, name,
+                      "%s = %s: %s is a section name, not a value (OpenSSL "
+                      "passes that section's keys, %s.*, instead); write "
+                      "the value itself",
+                      name, value, name, name);
+    else if (!rdrand_config_parse(key, value, &parsed, why, sizeof(why)))
+        check_problem(r, SEV_MISCONFIGURED, line, sect_name, name,
+                      "%s: the provider fails every request", why);
+}
+
+static void check_provider_section(struct check_report *r, const CONF *conf,
+                                   const struct conf_lines *l,
+                                   const char *sect_name, const char *name)
+{
+    STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, sect_name);
+    const char *activate;
+
+    if (sect == NULL) {
+        check_problem(r, SEV_MISCONFIGURED, 0, sect_name, NULL,
+                      "no section [%s]: provider %s is never loaded", sect_name,
+                      name);
+        return;
+    }
+    check_duplicates(r, l, sect_name);
+    for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
+        const CONF_VALUE *kv = sk_CONF_VALUE_value(sect, i);
+        const char *key = skip_dot(kv->name), *near;
+        int known = -1;
+
+        for (int k = 0; provider_keys[k] != NULL; k++)
+            if (strcmp(key, provider_keys[k]) == 0)
+                known = k;
+        if (known >= 4)
+            check_own_key(r, conf, l, sect_name,
+                          (enum rdrand_config_key)(known - 4), kv->value);
+        if (known >= 0)
+            continue;
+        near = closest(key, provider_keys);
+        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, kv->name),
+                      sect_name, kv->name,
+                      "unknown key %s%s: the provider never sees it; did "
+                      "you mean %s?",
+                      kv->name,
+                      strcasecmp(key, near) == 0 ? " (keys are case-sensitive)"
+                                                 : "",
+                      near);
+    }
+    activate = sect_value(sect, "activate");
+    switch (activate_value(r, activate)) {
+    case 1:
+        if (bool_value(activate) != 1)
+            check_problem(r, SEV_WARNING, line_of(l, sect_name, "activate"),
+                          sect_name, "activate",
+                          "activate = %s loads the provider on this OpenSSL "
+                          "(before 3.3 any value does) but not on 3.3 and "
+                          "later; write activate = 1",
+                          activate);
+        break;
+    case 0:
+        check_problem(r, SEV_MISCONFIGURED,
+                      activate ? line_of(l, sect_name, "activate")
+                               : section_line(l, sect_name),
+                      sect_name, "activate",
+                      "%s%s: provider %s is configured but never loaded; "
+                      "write activate = 1",
+                      activate ? "activate = " : "no activate line",
+                      activate ? activate : "", name);
+        break;
+    default:
+        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, "activate"),
+                      sect_name, "activate",
+                      "activate = %s is not a boolean to OpenSSL 3.3 and "
+                      "later: the provider is not loaded; write activate = 1",
+                      activate);
+    }
+    check_module(r, l, sect_name, name, sect_value(sect, "module"));
+}
+
+/*
+ * The provider entries: each "name = section", name overridden by an
+ * identity key.  Finds ours, and whether default (or fips) is activated
+ * where some activate has turned OpenSSL's implicit default off.
+ */
+static void check_providers(struct check_report *r, const CONF *conf,
+                            const struct conf_lines *l, const char *list)
+{
+    STACK_OF(CONF_VALUE) *providers = NCONF_get_section(conf, list);
+    int found = 0, any_activate = 0, base_ok = 0;
+
+    if (providers == NULL) {
+        check_problem(r, SEV_MISCONFIGURED, 0, list, NULL,
+                      "no section [%s]: no provider is loaded from this file",
+                      list);
+        return;
+    }
+    check_duplicates(r, l, list);
+    for (int i = 0; i < sk_CONF_VALUE_num(providers); i++) {
+        const CONF_VALUE *kv = sk_CONF_VALUE_value(providers, i);
+        STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, kv->value);
+        const char *name = skip_dot(kv->name), *id, *act;
+
+        if (sect != NULL && (id = sect_value(sect, "identity")) != NULL)
+            name = id;
+        act = sect != NULL ? sect_value(sect, "activate") : NULL;
+        any_activate |= act != NULL;
+        if ((strcmp(name, "default") == 0 || strcmp(name, "fips") == 0)
+            && activate_value(r, act) == 1)
+            base_ok = 1;
+        if (strcmp(name, r->provider) == 0) {
+            found = 1;
+            check_provider_section(r, conf, l, kv->value, name);
+        }
+    }
+    if (!found)
+        check_problem(r, SEV_MISCONFIGURED, section_line(l, list), list, NULL,
+                      "no provider %s: add \"%s = %s_sect\" here and a "
+                      "[%s_sect] section with module = %s.so and "
+                      "activate = 1",
+                      r->provider, r->provider, r->provider, r->provider,
+                      r->provider);
+    if (any_activate && !base_ok)
+        check_problem(r, SEV_MISCONFIGURED, section_line(l, list), list,
+                      "default",
+                      "default is not activated: an activate line turns off "
+                      "OpenSSL's implicit default provider, whose DRBGs the "
+                      "seed feeds; add \"default = default_sect\" and "
+                      "[default_sect] activate = 1");
+}
+
+/* ---- [random] ---- */
+
+static const char *const random_keys[] = {
+    "random", "cipher",          "digest",          "properties",
+    "seed",   "seed_properties", "random_provider", NULL};
+
+/* Does the property query select provider=NAME? */
+static int selects_provider(const char *query, const char *name)
+{
+    char buf[256], *save = NULL;
+
+    snprintf(buf, sizeof(buf), "%s", query);
+    for (char *c = strtok_r(buf, ",", &save); c;
+         c = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(c, '=');
+
+        if (eq == NULL)
+            continue;
+        *eq = '\0';
+        trim(c);
+        trim(eq + 1);
+        if (strcasecmp(c, "provider") == 0)
+            return strcasecmp(eq + 1, name) == 0;
+    }
+    return 0;
+}
+
+static void check_random(struct check_report *r, const CONF *conf,
+                         const struct conf_lines *l, const char *sect_name)
+{
+    STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, sect_name);
+    const char *seed, *props, *routed;
+    int sl = section_line(l, sect_name);
+
+    if (sect == NULL) {
+        check_problem(r, SEV_MISCONFIGURED, 0, sect_name, NULL,
+                      "no section [%s]: OpenSSL keeps its default seed "
+                      "source",
+                      sect_name);
+        return;
+    }
+    check_duplicates(r, l, sect_name);
+    for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
+        const char *key = sk_CONF_VALUE_value(sect, i)->name;
+        int known = 0;
+
+        for (int k = 0; random_keys[k] != NULL; k++)
+            known |= strcmp(key, random_keys[k]) == 0;
+        if (!known)
+            check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, key),
+                          sect_name, key,
+                          "unknown key %s: OpenSSL ignores it; did you mean "
+                          "%s?",
+                          key, closest(key, random_keys));
+    }
+    /* Algorithm names are case-insensitive to EVP_RAND_fetch. */
+    if ((seed = sect_value(sect, "seed")) == NULL)
+        check_problem(r, SEV_MISCONFIGURED, sl, sect_name, "seed",
+                      "no seed line: OpenSSL seeds from its default source "
+                      "(the OS); write seed = %s",
+                      RDRAND_ALGORITHM_NAME);
+    else if (strcasecmp(seed, RDRAND_ALGORITHM_NAME) != 0)
+        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, "seed"),
+                      sect_name, "seed",
+                      "seed = %s: no seed source of that name here, and "
+                      "OpenSSL then seeds from the OS without a word; did "
+                      "you mean %s?",
+                      seed, RDRAND_ALGORITHM_NAME);
+    if ((props = sect_value(sect, "seed_properties")) == NULL)
+        check_problem(r, SEV_MISCONFIGURED, sl, sect_name, "seed_properties",
+                      "no seed_properties line: any provider's %s could be "
+                      "fetched; write seed_properties = provider=%s",
+                      RDRAND_ALGORITHM_NAME, r->provider);
+    else if (!selects_provider(props, r->provider))
+        check_problem(r, SEV_MISCONFIGURED,
+                      line_of(l, sect_name, "seed_properties"), sect_name,
+                      "seed_properties",
+                      "seed_properties = %s does not select provider %s, "
+                      "and OpenSSL then seeds from the OS without a word; "
+                      "did you mean provider=%s?",
+                      props, r->provider, r->provider);
+    if ((routed = sect_value(sect, "random_provider")) != NULL)
+        check_problem(
+            r, r->openssl_version >= V3_5 ? SEV_MISCONFIGURED : SEV_WARNING,
+            line_of(l, sect_name, "random_provider"), sect_name,
+            "random_provider",
+            "random_provider = %s %s RAND_bytes to that provider's own "
+            "generator: libcrypto's primary DRBG, and with it this seed "
+            "source, %s bypassed; remove the line",
+            routed,
+            r->openssl_version >= V3_5 ? "routes" : "(OpenSSL 3.5+) will route",
+            r->openssl_version >= V3_5 ? "are" : "would be");
+}
+
+/* ---- the file ---- */
+
+void check_config(struct check_report *r)
+{
+    CONF *conf = NCONF_new(NULL);
+    struct conf_lines l;
+    long eline = 0;
+    const char *init, *providers, *random;
+    STACK_OF(CONF_VALUE) * init_sect;
+
+    read_lines(r->config, &l);
+    if (conf == NULL || NCONF_load(conf, r->config, &eline) <= 0) {
+        check_problem(r, SEV_MISCONFIGURED, (int)eline, NULL, NULL,
+                      "OpenSSL cannot %s this file: applications run with "
+                      "no configuration, seeded from the OS",
+                      eline > 0 ? "parse" : "read");
+        goto done;
+    }
+    if ((init = NCONF_get_string(conf, NULL, "openssl_conf")) == NULL) {
+        check_problem(r, SEV_MISCONFIGURED, 1, "default", "openssl_conf",
+                      "no openssl_conf line before the first section: "
+                      "OpenSSL applies nothing in this file");
+        goto done;
+    }
+    if ((init_sect = NCONF_get_section(conf, init)) == NULL) {
+        check_problem(r, SEV_MISCONFIGURED,
+                      line_of(&l, "default", "openssl_conf"), "default",
+                      "openssl_conf", "openssl_conf = %s: no section [%s]",
+                      init, init);
+        goto done;
+    }
+    check_duplicates(r, &l, init);
+    if ((providers = sect_value(init_sect, "providers")) == NULL)
+        check_problem(r, SEV_MISCONFIGURED, section_line(&l, init), init,
+                      "providers",
+                      "no providers line: provider %s is not loaded from "
+                      "this file",
+                      r->provider);
+    else
+        check_providers(r, conf, &l, providers);
+    if ((random = sect_value(init_sect, "random")) == NULL)
+        check_problem(r, SEV_MISCONFIGURED, section_line(&l, init), init,
+                      "random",
+                      "no random line: OpenSSL keeps its default seed "
+                      "source (the OS)");
+    else
+        check_random(r, conf, &l, random);
+done:
+    ERR_clear_error(); /* NCONF's own complaints are reported above */
+    NCONF_free(conf);
+    free(l.v);
+}

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rdrand-check: are this machine's OpenSSL processes seeded from RDRAND,
+ * and is RDRAND healthy?
+ *
+ *   rdrand-check [-c FILE] [-n N] [--provider NAME] [--json|--prometheus]
+ *                [-o FILE]
+ *
+ * 1. reads the configuration OpenSSL would (-c FILE, else OPENSSL_CONF,
+ *    else the default openssl.cnf) with libcrypto's parser and checks it
+ *    (check_conf.c);
+ * 2. loads it as an application does, draws through the default library
+ *    context (RAND_bytes, then 1 + N prediction-resistant requests on the
+ *    public DRBG, each of which must reach the seed source) and proves
+ *    from the provider's counters, in this process, that the seed
+ *    requests went to it;
+ * 3. reports health (the startup self-test ran when the provider loaded
+ *    in this process), CoCo platform and signal, and every counter.
+ *
+ * Exit status: 0 RDRAND is the live seed source and healthy, 1 RDRAND
+ * failing or unhealthy, 2 seeds do not come from this provider
+ * (misconfiguration), 3 usage error.  Invoked as rdrand-stat it is the
+ * old rdrand-stat (deprecated; rdrand-stat.c).
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/conf.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+#include <openssl/rand.h>
+
+#include "rdrand_provider.h"
+
+#include "check.h"
+
+#define MAX_PARAMS 32
+
+enum format { TEXT, JSON, PROMETHEUS };
+
+struct dynamic {
+    int loaded;            /* the provider is active in this process */
+    int drew;              /* RAND_bytes and every PR request succeeded */
+    int requests;          /* prediction-resistant requests made */
+    uint64_t seed_delta;   /* seed-requests during the draws */
+    uint64_t failed_delta; /* seed-failures during the draws */
+    int live;              /* the verdict on the seed source */
+    char errors[1024];     /* the error queue after a failed draw */
+    struct check_value params[MAX_PARAMS];
+    size_t nparams;
+};
+
+void check_problem(struct check_report *r, enum check_severity sev, int line,
+                   const char *section, const char *key, const char *fmt, ...)
+{
+    struct check_problem *p;
+    va_list ap;
+
+    if (r->nproblems == CHECK_MAX_PROBLEMS)
+        return;
+    p = &r->problems[r->nproblems++];
+    p->severity = sev;
+    p->line = line;
+    snprintf(p->section, sizeof(p->section), "%s", section ? section : "");
+    snprintf(p->key, sizeof(p->key), "%s", key ? key : "");
+    va_start(ap, fmt);
+    vsnprintf(p->message, sizeof(p->message), fmt, ap);
+    va_end(ap);
+}
+
+int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
+                    struct check_value *v)
+{
+    OSSL_PARAM params[2] = {OSSL_PARAM_END, OSSL_PARAM_END};
+
+    memset(v, 0, sizeof(*v));
+    v->key = known->key;
+    v->type = (int)known->data_type;
+    switch (known->data_type) {
+    case OSSL_PARAM_UNSIGNED_INTEGER:
+        params[0] = OSSL_PARAM_construct_uint64(known->key, &v->u);
+        break;
+    case OSSL_PARAM_INTEGER:
+        params[0] = OSSL_PARAM_construct_int64(known->key, &v->i);
+        break;
+    case OSSL_PARAM_UTF8_PTR:
+        params[0] =
+            OSSL_PARAM_construct_utf8_ptr(known->key, (char **)&v->s, 0);
+        break;
+    default:
+        return 1; /* nothing of another type is served */
+    }
+    return OSSL_PROVIDER_get_params(prov, params);
+}
+
+static uint64_t counter(OSSL_PROVIDER *prov, const char *name)
+{
+    uint64_t v = 0;
+    OSSL_PARAM params[] = {OSSL_PARAM_uint64(name, &v), OSSL_PARAM_END};
+
+    return OSSL_PROVIDER_get_params(prov, params) ? v : 0;
+}
+
+static const struct check_value *param(const struct dynamic *d, const char *key)
+{
+    for (size_t i = 0; i < d->nparams; i++)
+        if (strcmp(d->params[i].key, key) == 0)
+            return &d->params[i];
+    return NULL;
+}
+
+static void collect_errors(struct dynamic *d)
+{
+    unsigned long e;
+    const char *data;
+    int flags;
+    size_t len = 0;
+
+    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0
+           && len < sizeof(d->errors) - 1) {
+        char one[256];
+
+        ERR_error_string_n(e, one, sizeof(one));
+        len += (size_t)snprintf(d->errors + len, sizeof(d->errors) - len,
+                                "%s%s%s%s", len ? "; " : "", one,
+                                (flags & ERR_TXT_STRING) && *data ? ": " : "",
+                                (flags & ERR_TXT_STRING) ? data : "");
+        if (len >= sizeof(d->errors))
+            len = sizeof(d->errors) - 1;
+    }
+    ERR_clear_error();
+}
+
+/* Steps 2 and 3: in this process, as an application. */
+static void check_live(struct check_report *r, struct dynamic *d,
+                       long more_seeds)
+{
+    OSSL_PROVIDER *prov;
+    unsigned char buf[32];
+    uint64_t requests, failures;
+    const OSSL_PARAM *known;
+    const struct check_value *status, *state;
+
+    if (!OSSL_PROVIDER_available(NULL, r->provider)
+        || (prov = OSSL_PROVIDER_load(NULL, r->provider)) == NULL) {
+        collect_errors(d);
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "provider %s is not loaded in a process using this "
+                      "configuration: OpenSSL seeds from the OS without a "
+                      "word%s%s",
+                      r->provider, d->errors[0] ? "; errors: " : "", d->errors);
+        return;
+    }
+    d->loaded = 1;
+    requests = counter(prov, RDRAND_PARAM_SEED_REQUESTS);
+    failures = counter(prov, RDRAND_PARAM_SEED_FAILURES);
+    d->drew = RAND_bytes(buf, sizeof(buf)) == 1;
+    /* Prediction resistance makes the DRBG chain ask the seed source. */
+    for (long i = 0; d->drew && i <= more_seeds; i++, d->requests++)
+        d->drew = EVP_RAND_generate(RAND_get0_public(NULL), buf, sizeof(buf), 0,
+                                    1, NULL, 0)
+                  == 1;
+    OPENSSL_cleanse(buf, sizeof(buf));
+    if (!d->drew)
+        collect_errors(d);
+    d->seed_delta = counter(prov, RDRAND_PARAM_SEED_REQUESTS) - requests;
+    d->failed_delta = counter(prov, RDRAND_PARAM_SEED_FAILURES) - failures;
+
+    known = OSSL_PROVIDER_gettable_params(prov);
+    for (; known != NULL && known->key != NULL && d->nparams < MAX_PARAMS;
+         known++)
+        if (check_get_param(prov, known, &d->params[d->nparams]))
+            d->nparams++;
+    status = param(d, "status");
+    state = param(d, RDRAND_PARAM_HEALTH_STATE);
+
+    if (!d->drew)
+        check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
+                      "drawing random bytes failed: %s",
+                      d->errors[0] ? d->errors : "no error recorded");
+    else if (d->seed_delta < (uint64_t)d->requests || d->failed_delta != 0)
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "%d prediction-resistant requests succeeded but "
+                      "provider %s served %" PRIu64
+                      " seed requests: OpenSSL seeded from another source "
+                      "(the OS)",
+                      d->requests, r->provider, d->seed_delta);
+    else
+        d->live = 1;
+    if (status != NULL && status->i != 1 && d->drew)
+        check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
+                      "provider %s reports status 0: %s", r->provider,
+                      state != NULL && state->s != NULL ? state->s : "");
+    OSSL_PROVIDER_unload(prov);
+}
+
+static int verdict(const struct check_report *r)
+{
+    int code = CHECK_LIVE;
+
+    for (size_t i = 0; i < r->nproblems; i++) {
+        if (r->problems[i].severity == SEV_MISCONFIGURED)
+            code = CHECK_MISCONFIGURED;
+        else if (r->problems[i].severity == SEV_UNHEALTHY && code == CHECK_LIVE)
+            code = CHECK_UNHEALTHY;
+    }
+    return code;
+}
+
+static const char *const verdicts[] = {
+    "live: RDRAND is the live seed source and healthy",
+    "unhealthy: RDRAND is failing or unhealthy",
+    "misconfigured: seeds do not come from this provider, or the "
+    "configuration does not do what it says: fix the lines above"};
+static const char *const severities[] = {"warning", "unhealthy",
+                                         "misconfigured"};
+
+/* ---- output ---- */
+
+static void put_value(FILE *out, const struct check_value *v, int json);
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; s != NULL && *s != '\0'; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void put_value(FILE *out, const struct check_value *v, int json)
+{
+    if (v->type == OSSL_PARAM_UNSIGNED_INTEGER)
+        fprintf(out, "%" PRIu64, v->u);
+    else if (v->type == OSSL_PARAM_INTEGER)
+        fprintf(out, "%" PRId64, v->i);
+    else if (json)
+        json_str(out, v->s);
+    else
+        fputs(v->s != NULL ? v->s : "", out);
+}
+
+static void where(FILE *out, const struct check_report *r,
+                  const struct check_problem *p)
+{
+    if (p->line > 0)
+        fprintf(out, "%s:%d: ", r->config, p->line);
+    if (p->section[0] != '\0')
+        fprintf(out, "[%s] ", p->section);
+    if (p->key[0] != '\0')
+        fprintf(out, "%s: ", p->key);
+}
+
+static void put_text(FILE *out, const struct check_report *r,
+                     const struct dynamic *d, int code)
+{
+    fprintf(out, "rdrand-check: provider %s, configuration %s, %s\n",
+            r->provider, r->config, OpenSSL_version(OPENSSL_VERSION));
+    for (size_t i = 0; i < r->nproblems; i++) {
+        fprintf(out, "%s: ", severities[r->problems[i].severity]);
+        where(out, r, &r->problems[i]);
+        fprintf(out, "%s\n", r->problems[i].message);
+    }
+    if (d->loaded)
+        fprintf(out,
+                "seed source: %s: %" PRIu64 " seed requests reached "
+                "provider %s during RAND_bytes and %d prediction-resistant "
+                "requests, %" PRIu64 " failed\n",
+                d->live ? "live" : "NOT live", d->seed_delta, r->provider,
+                d->requests, d->failed_delta);
+    for (size_t i = 0; i < d->nparams; i++) {
+        fprintf(out, "  %s = ", d->params[i].key);
+        put_value(out, &d->params[i], 0);
+        fputc('\n', out);
+    }
+    fprintf(out, "verdict: %d %s\n", code, verdicts[code]);
+}
+
+static void put_json(FILE *out, const struct check_report *r,
+                     const struct dynamic *d, int code)
+{
+    fprintf(out, "{\"exit_code\": %d, \"verdict\": ", code);
+    json_str(out, verdicts[code]);
+    fputs(", \"provider\": ", out);
+    json_str(out, r->provider);
+    fputs(", \"config\": ", out);
+    json_str(out, r->config);
+    fputs(", \"openssl_version\": ", out);
+    json_str(out, OpenSSL_version(OPENSSL_VERSION));
+    fprintf(out,
+            ", \"provider_loaded\": %s, \"seed_source_live\": %s, "
+            "\"draw\": {\"ok\": %s, \"prediction_resistant_requests\": %d, "
+            "\"seed_requests\": %" PRIu64 ", \"seed_failures\": %" PRIu64
+            "}, \"problems\": [",
+            d->loaded ? "true" : "false", d->live ? "true" : "false",
+            d->drew ? "true" : "false", d->requests, d->seed_delta,
+            d->failed_delta);
+    for (size_t i = 0; i < r->nproblems; i++) {
+        const struct check_problem *p = &r->problems[i];
+
+        fprintf(out, "%s{\"severity\": \"%s\", \"line\": %d, \"section\": ",
+                i ? ", " : "", severities[p->severity], p->line);
+        json_str(out, p->section);
+        fputs(", \"key\": ", out);
+        json_str(out, p->key);
+        fputs(", \"message\": ", out);
+        json_str(out, p->message);
+        fputc('}', out);
+    }
+    fputs("], \"params\": {", out);
+    for (size_t i = 0; i < d->nparams; i++) {
+        fputs(i ? ", " : "", out);
+        json_str(out, d->params[i].key);
+        fputs(": ", out);
+        put_value(out, &d->params[i], 1);
+    }
+    fputs("}}\n", out);
+}
+
+/* The provider's counters, as Prometheus counters (name_total). */
+static const char *const counters[] = {RDRAND_PARAM_RDRAND_WORDS,
+                                       RDRAND_PARAM_RDRAND_FAILURES,
+                                       RDRAND_PARAM_SEED_REQUESTS,
+                                       RDRAND_PARAM_SEED_FAILURES,
+                                       RDRAND_PARAM_SEED_BYTES,
+                                       RDRAND_PARAM_GENERATE_REQUESTS,
+                                       RDRAND_PARAM_GENERATE_FAILURES,
+                                       RDRAND_PARAM_HEALTH_FAILURES,
+                                       NULL};
+
+static void prom_label(FILE *out, const char *name, const char *value)
+{
+    fprintf(out, "%s=\"", name);
+    for (; value != NULL && *value != '\0'; value++) {
+        if (*value == '\\' || *value == '"')
+            fprintf(out, "\\%c", *value);
+        else if (*value == '\n')
+            fputs("\\n", out);
+        else
+            fputc(*value, out);
+    }
+    fputc('"', out);
+}
+
+static void prom_metric(FILE *out, const char *name, const char *type,
+                        const char *help, const char *provider)
+{
+    fprintf(out, "# HELP %s %s\n# TYPE %s %s\n%s{", name, help, name, type,
+            name);
+    prom_label(out, "provider", provider); /* the caller closes the set */
+}
+
+static void put_prometheus(FILE *out, const struct check_report *r,
+                           const struct dynamic *d, int code)
+{
+    const struct check_value *v;
+
+    prom_metric(out, "rdrand_seed_source_live", "gauge",
+                "1 if rdrand-check's seed requests reached this provider "
+                "and succeeded",
+                r->provider);
+    fprintf(out, "} %d\n", d->live);
+    prom_metric(out, "rdrand_check_exit_code", "gauge",
+                "rdrand-check's exit status: 0 live and healthy, 1 "
+                "unhealthy, 2 misconfigured",
+                r->provider);
+    fprintf(out, "} %d\n", code);
+    prom_metric(out, "rdrand_check_problems", "gauge",
+                "problems rdrand-check found (warnings included)", r->provider);
+    fprintf(out, "} %zu\n", r->nproblems);
+    if ((v = param(d, "status")) != NULL) {
+        prom_metric(out, "rdrand_status", "gauge",
+                    "1 when a request would be attempted", r->provider);
+        fprintf(out, "} %" PRId64 "\n", v->i);
+    }
+    if ((v = param(d, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL) {
+        prom_metric(out, "rdrand_available", "gauge",
+                    "1 if CPUID reports RDRAND", r->provider);
+        fprintf(out, "} %" PRId64 "\n", v->i);
+    }
+    for (size_t c = 0; counters[c] != NULL; c++) {
+        char name[64], help[160];
+        const char *base = counters[c];
+
+        if ((v = param(d, counters[c])) == NULL)
+            continue;
+        if (strncmp(base, "rdrand-", 7) == 0)
+            base += 7;
+        snprintf(name, sizeof(name), "rdrand_%s_total", base);
+        for (char *p = name; *p; p++)
+            if (*p == '-')
+                *p = '_';
+        snprintf(help, sizeof(help),
+                 "provider parameter %s, in rdrand-check's own process",
+                 counters[c]);
+        prom_metric(out, name, "counter", help, r->provider);
+        fprintf(out, "} %" PRIu64 "\n", v->u);
+    }
+    if ((v = param(d, RDRAND_PARAM_COCO_SEED_BITS)) != NULL) {
+        prom_metric(out, "rdrand_coco_seed_bytes", "gauge",
+                    "bytes of RDRAND drawn and checked at load in a "
+                    "confidential guest (coco-seed-bits / 8; 0: no check)",
+                    r->provider);
+        fprintf(out, "} %" PRIu64 "\n", v->u / 8);
+    }
+    prom_metric(out, "rdrand_info", "gauge",
+                "the provider's health state and confidential-computing "
+                "platform, as labels",
+                r->provider);
+    fputc(',', out);
+    v = param(d, RDRAND_PARAM_HEALTH_STATE);
+    prom_label(out, "health_state", v ? v->s : "");
+    fputc(',', out);
+    v = param(d, RDRAND_PARAM_COCO_PLATFORM);
+    prom_label(out, "coco_platform", v ? v->s : "");
+    fputc(',', out);
+    v = param(d, RDRAND_PARAM_COCO_SIGNAL);
+    prom_label(out, "coco_signal", v ? v->s : "");
+    fputs("} 1\n", out);
+}
+
+/* -o FILE: write beside it and rename, as the textfile collector wants. */
+static FILE *open_output(const char *path, char *tmp, size_t tmp_len)
+{
+    int fd;
+    FILE *out;
+
+    snprintf(tmp, tmp_len, "%s.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        perror(tmp);
+        return NULL;
+    }
+    if (fchmod(fd, 0644) != 0 || (out = fdopen(fd, "w")) == NULL) {
+        perror(tmp);
+        close(fd);
+        unlink(tmp);
+        return NULL;
+    }
+    return out;
+}
+
+static int usage(FILE *to, const char *argv0)
+{
+    fprintf(to,
+            "usage: %s [-c FILE] [-n N] [--provider NAME] "
+            "[--json | --prometheus] [-o FILE]\n"
+            "  -c FILE          the openssl.cnf to check (default: "
+            "OPENSSL_CONF, else OpenSSL's default)\n"
+            "  -n N             draw N more seeds before reporting (0-1000)\n"
+            "  --provider NAME  the provider to check (default %s)\n"
+            "  --json           one JSON object\n"
+            "  --prometheus     node_exporter textfile-collector format\n"
+            "  -o FILE          write FILE atomically (temporary file, "
+            "then rename)\n"
+            "exit status: 0 live and healthy, 1 unhealthy, 2 "
+            "misconfigured, 3 usage\n",
+            argv0, RDRAND_PROVIDER_NAME);
+    return to == stdout ? 0 : CHECK_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"provider", required_argument, NULL, 'p'},
+        {"json", no_argument, NULL, 'j'},
+        {"prometheus", no_argument, NULL, 'P'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    static struct check_report r;
+    static struct dynamic d;
+    enum format format = TEXT;
+    const char *config = NULL, *output = NULL;
+    char *default_conf = NULL, *end, tmp[4096];
+    OPENSSL_INIT_SETTINGS *settings;
+    long more = 0;
+    int opt, code;
+    FILE *out = stdout;
+
+    if (strcmp(basename(argv[0]), "rdrand-stat") == 0)
+        return rdrand_stat_main(argc, argv);
+    r.provider = RDRAND_PROVIDER_NAME;
+    while ((opt = getopt_long(argc, argv, "c:n:p:o:h", options, NULL)) != -1) {
+        switch (opt) {
+        case 'c':
+            config = optarg;
+            break;
+        case 'n':
+            more = strtol(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || more < 0 || more > 1000)
+                return usage(stderr, argv[0]);
+            break;
+        case 'p':
+            r.provider = optarg;
+            break;
+        case 'j':
+        case 'P':
+            if (format != TEXT)
+                return usage(stderr, argv[0]);
+            format = opt == 'j' ? JSON : PROMETHEUS;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            return usage(stdout, argv[0]);
+        default:
+            return usage(stderr, argv[0]);
+        }
+    }
+    if (optind != argc)
+        return usage(stderr, argv[0]);
+    if (config == NULL)
+        config = getenv("OPENSSL_CONF");
+    if (config == NULL)
+        config = default_conf = CONF_get1_default_config_file();
+    if (config == NULL) {
+        fprintf(stderr, "%s: no configuration file to check\n", argv[0]);
+        return CHECK_USAGE;
+    }
+    r.config = config;
+    r.openssl_version = OpenSSL_version_num();
+
+    /* Load it as an application would, before any other libcrypto use. */
+    if ((settings = OPENSSL_INIT_new()) == NULL
+        || !OPENSSL_INIT_set_config_filename(settings, config)
+        || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
+        collect_errors(&d);
+        check_problem(&r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "OpenSSL failed to apply this configuration: %s",
+                      d.errors);
+        d.errors[0] = '\0';
+    }
+    OPENSSL_INIT_free(settings);
+    check_config(&r);
+    check_live(&r, &d, more);
+    code = verdict(&r);
+
+    if (output != NULL && (out = open_output(output, tmp, sizeof(tmp))) == NULL)
+        return CHECK_USAGE;
+    if (format == JSON)
+        put_json(out, &r, &d, code);
+    else if (format == PROMETHEUS)
+        put_prometheus(out, &r, &d, code);
+    else
+        put_text(out, &r, &d, code);
+    if (output != NULL
+        && (fflush(out) != 0 || fsync(fileno(out)) != 0 || fclose(out) != 0
+            || rename(tmp, output) != 0)) {
+        perror(output);
+        unlink(tmp);
+        code = CHECK_USAGE;
+    }
+    OPENSSL_free(default_conf);
+    return code;
+}
