@@ -19,8 +19,11 @@ cd "$(dirname "$0")/.."
 # cpack's Depends, lintian, and man-page linting (groff, mandoc, man).
 # Building OpenSSL 3.5/3.6 (scripts/openssl-build.sh): dpkg-dev, perl,
 # xz-utils, flock (util-linux).
+# rdrand-check's tests (tests/cli/test_check.sh): promtool (prometheus),
+# Debian's python3 (json.tool), systemd-analyze (systemd).
 scripts/deps.sh shellcheck clang-format valgrind binutils \
-    dpkg-dev file lintian mandoc groff-base man-db perl xz-utils util-linux
+    dpkg-dev file lintian mandoc groff-base man-db perl xz-utils util-linux \
+    prometheus python3 systemd
 
 jobs=$(nproc)
 long=${RDRAND_TEST_LONG:-1}

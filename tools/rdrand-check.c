@@ -270,6 +270,10 @@ static void put_text(FILE *out, const struct check_report *r,
 {
     fprintf(out, "rdrand-check: provider %s, configuration %s, %s\n",
             r->provider, r->config, OpenSSL_version(OPENSSL_VERSION));
+    if (r->nproblems == 0)
+        fprintf(out, "configuration: no problem found (provider section, "
+                     "module, activate, [random] seed and seed_properties, "
+                     "default)\n");
     for (size_t i = 0; i < r->nproblems; i++) {
         fprintf(out, "%s: ", severities[r->problems[i].severity]);
         where(out, r, &r->problems[i]);

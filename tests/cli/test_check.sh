@@ -200,6 +200,28 @@ sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
 check "--prometheus, latched: promtool accepts the escaped health_state" \
     promtool check metrics <"$OUT/stdout"
 
+# --- the systemd example: valid units, and its command line works ---
+UNITS=$OUT/units
+TEXTFILE=$OUT/textfile
+mkdir -p "$UNITS" "$TEXTFILE"
+sed "s|/usr/local/bin/rdrand-check|$CHECK|" "$CONF/rdrand-check.service" \
+    >"$UNITS/rdrand-check.service"
+cp "$CONF/rdrand-check.timer" "$UNITS/"
+run -- systemd-analyze verify "$UNITS/rdrand-check.service" \
+    "$UNITS/rdrand-check.timer"
+check "systemd-analyze verify: the service and timer are valid" exited_ok
+check "systemd-analyze verify: not a single complaint" \
+    test ! -s "$OUT/stderr"
+exec_start=$(sed -n 's/^ExecStart=//p' "$UNITS/rdrand-check.service" |
+    sed "s|/var/lib/prometheus/node-exporter|$TEXTFILE|")
+# shellcheck disable=SC2086 # the unit's command line, split as systemd does
+sim "OPENSSL_CONF=$CONF/rdrand-sim.cnf" -- $exec_start --provider $SIM
+check "the unit's ExecStart: exit 0" exited_with 0
+check "the unit's ExecStart: promtool accepts its rdrand.prom" \
+    promtool check metrics <"$TEXTFILE/rdrand.prom"
+check "the unit's ExecStart: exactly one file in the directory" \
+    test "$(find "$TEXTFILE" -type f | wc -l)" -eq 1
+
 # --- usage ---
 for args in "--bogus" "-n -1" "-n x" "--json --prometheus" "extra"; do
     # shellcheck disable=SC2086 # the arguments are a list
