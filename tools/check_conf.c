@@ -212,6 +212,8 @@ static int activate_value(const struct check_report *r, const char *v)
 
 /* ---- the provider's section ---- */
 
+/* OpenSSL's own keys, then ours in enum rdrand_config_key order. */
+#define OPENSSL_KEYS 4
 static const char *const provider_keys[] = {
     "module", "activate",       "identity",        "soft_load", "warn",
     "coco",   "coco_seed_bits", "on_coco_failure", NULL};
@@ -223,6 +225,7 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
 {
     const char *dir = getenv("OPENSSL_MODULES");
     char path[4096], with_so[4200];
+    int hint;
 
     if (dir == NULL)
         dir = OPENSSL_info(OPENSSL_INFO_MODULES_DIR);
@@ -235,18 +238,18 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
     if (access(path, R_OK) == 0)
         return;
     snprintf(with_so, sizeof(with_so), "%s.so", path);
+    hint = module != NULL && access(with_so, R_OK) == 0;
     check_problem(
         r, SEV_MISCONFIGURED,
         module ? line_of(l, sect_name, "module") : section_line(l, sect_name),
         sect_name, "module",
-        "%s%s%s: no file %s (modules directory %s, from %s); OpenSSL skips "
+        "%s%s: no file %s (modules directory %s, from %s); OpenSSL skips "
         "the provider without a word%s%s%s",
-        module ? "module = " : "no module line", module ? module : "",
-        module ? "" : ", so OpenSSL looks for NAME.so", path, dir,
+        module ? "module = " : "no module line, so OpenSSL looks for ",
+        module ? module : strrchr(path, '/') + 1, path, dir,
         getenv("OPENSSL_MODULES") ? "OPENSSL_MODULES" : "libcrypto's built-in",
-        access(with_so, R_OK) == 0 ? "; did you mean module = " : "",
-        access(with_so, R_OK) == 0 ? module : "",
-        access(with_so, R_OK) == 0 ? ".so?" : "");
+        hint ? "; did you mean module = " : "", hint ? module : "",
+        hint ? ".so?" : "");
 }
 
 /* One of our own keys: the same rules as the provider (config_rules.c). */
@@ -292,9 +295,10 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
         for (int k = 0; provider_keys[k] != NULL; k++)
             if (strcmp(key, provider_keys[k]) == 0)
                 known = k;
-        if (known >= 4)
+        if (known >= OPENSSL_KEYS)
             check_own_key(r, conf, l, sect_name,
-                          (enum rdrand_config_key)(known - 4), kv->value);
+                          (enum rdrand_config_key)(known - OPENSSL_KEYS),
+                          kv->value);
         if (known >= 0)
             continue;
         near = closest(key, provider_keys);

@@ -23,6 +23,7 @@
 #include "errors.h"
 #include "fake_core.h"
 #include "rand.h"
+#include "sim.h"
 
 static const struct {
     const char *key, *value;
@@ -196,6 +197,39 @@ static void test_bad_config_in_failing_guest_loads(void **state)
     teardown(prov, provctx);
 }
 
+/*
+ * The config latch is not the hardware latch: with a stuck CPU at load
+ * (the self-test fails) that then recovers, a request that would run the
+ * recovery self-test and clear a hardware fault still fails on the config.
+ */
+static void test_config_latch_survives_recovery(void **state)
+{
+    const char *config[] = {"coco", "off", "warn", "none", NULL};
+    void *provctx, *ctx;
+    const OSSL_DISPATCH *prov;
+    unsigned char out[16];
+
+    (void)state;
+    assert_int_equal(fake_provider_init("value=0", config, &provctx, &prov), 1);
+    sim_or_fail(""); /* the CPU works again: a self-test would pass */
+    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 0, 0, NULL, 0, NULL),
+                     1);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                             ctx, out, sizeof(out), 0, 0, NULL, 0),
+                         0);
+        assert_int_equal(fake_last_reason(), RDRAND_R_BAD_CONFIG);
+    }
+    assert_int_equal(rdrand_sim_executions(), 0); /* no self-test ran */
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    assert_non_null(strstr(
+        fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE), "coco = "));
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    teardown(prov, provctx);
+}
+
 /* A failing core_get_params latches too, with a reason of its own. */
 static void test_core_get_params_failure_latches(void **state)
 {
@@ -223,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_each_value),
         cmocka_unit_test(test_first_refusal_kept),
         cmocka_unit_test(test_bad_config_in_failing_guest_loads),
+        cmocka_unit_test(test_config_latch_survives_recovery),
         cmocka_unit_test(test_core_get_params_failure_latches),
     };
 
