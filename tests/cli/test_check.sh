@@ -103,6 +103,20 @@ for row in "${mistakes[@]}"; do
     fi
 done
 
+# From code: OSSL_PROVIDER_load succeeds with a refused value (as from
+# openssl.cnf), latched; the first random byte fails naming it.
+load=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco-load.cnf"
+    "RDRAND_TEST_ON_COCO_FAILURE=fail-closed" "RDRAND_TEST_COCO=auto"
+    "RDRAND_TEST_COCO_SEED_BITS=0256" "RDRAND_SIM=")
+run "${load[@]}" -- "$STAT" -l -p $SIM status health-state
+check "OSSL_PROVIDER_load, coco_seed_bits = 0256: succeeds" exited_ok
+check "OSSL_PROVIDER_load: loaded with status 0" line_is 1 0
+check "OSSL_PROVIDER_load: health-state names key and value" \
+    stdout_has '^invalid value .*: coco_seed_bits = "0256" is not accepted'
+run "${load[@]}" -- "$STAT" -l -p $SIM -n 16
+check "OSSL_PROVIDER_load: RAND_bytes then fails" exited_with 1
+check "OSSL_PROVIDER_load: naming it" stderr_has 'seed request of .* refused: coco_seed_bits = "0256"'
+
 # activate = 0: any value loads the provider before OpenSSL 3.3, none
 # does from 3.3 on; either way the checker names the line.
 make_variant '/^\[rdrand_sect\]/,/^\[/s/^activate = 1$/activate = 0/'
