@@ -69,6 +69,7 @@ mistakes=(
     "provider section without activate~/^\\[rdrand_sect\\]/,/^\\[/{/^activate = 1$/d}~2~[rdrand_sect]~no activate line~ok"
     "default not activated~/^\\[default_sect\\]/,/^\\[/{/^activate = 1$/d}~2~[provider_sect]~default is not activated~any"
     "no random line~/^random = random_sect$/d~2~[openssl_init]~no random line~ok"
+    "provider named by identity~s/^rdrand-sim = rdrand_sect$/seedprov = rdrand_sect/;s/^module = rdrand-sim.so$/&\nidentity = rdrand-sim/~0~~^configuration: no problem found~ok"
     "seed = rdrand in lower case (names are case-insensitive)~s/^seed = RDRAND$/seed = rdrand/~0~~^seed source: live~ok"
 )
 WARNED="^rdrand-provider: invalid value in the rdrand"
