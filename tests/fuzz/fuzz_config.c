@@ -3,8 +3,9 @@
  * libFuzzer: the provider's config section.  The input is a set of
  * "key=value" lines handed to OSSL_provider_init (and so to
  * rdrand_config_load) through the fake core, keys drawn mostly from the
- * real ones.  Checked on every input: a refusal raises a config reason
- * naming the key; an acceptance leaves every setting in its range.
+ * real ones.  Checked on every input: init loads (a refused value latches,
+ * never refuses to load), a latch carries a config reason and raises
+ * nothing at load, and every setting stays in its range.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -74,24 +75,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fake_core_get_params_fails = fails;
     ok = OSSL_provider_init((const OSSL_CORE_HANDLE *)&n, fake_core_dispatch(),
                             &prov, &provctx);
-    if (ok) {
+    if (!ok)
+        abort(); /* a config never refuses to load: it latches (config.c) */
+    {
         const struct rdrand_config *c =
             &((struct rdrand_prov *)provctx)->config;
 
-        if (fails || c->warn > RDRAND_WARN_NONE || c->coco > RDRAND_COCO_REQUIRE
+        if (fails && c->reason != RDRAND_R_CONFIG_UNREADABLE)
+            abort(); /* an unreadable section must latch as such */
+        if (c->reason != 0 && c->reason != RDRAND_R_BAD_CONFIG
+            && c->reason != RDRAND_R_CONFIG_UNREADABLE)
+            abort(); /* latched without saying why */
+        if (c->reason != 0 && fake_error_count != 0)
+            abort(); /* nothing is raised at load: each request raises it */
+        if (c->warn > RDRAND_WARN_NONE || c->coco > RDRAND_COCO_REQUIRE
             || c->on_coco_failure > RDRAND_ON_COCO_FAILURE_ABORT
             || c->coco_seed_bits < RDRAND_COCO_SEED_BITS_MIN
             || c->coco_seed_bits > RDRAND_COCO_SEED_BITS_MAX
             || c->coco_seed_bits % 64 != 0)
-            abort(); /* accepted something out of range */
+            abort(); /* took something out of range */
         ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
             prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
-    } else {
-        int reason = fake_last_reason();
-
-        if (reason != RDRAND_R_BAD_CONFIG
-            && reason != RDRAND_R_CONFIG_UNREADABLE)
-            abort(); /* refused without saying why */
     }
     free(text);
     return 0;
