@@ -131,14 +131,15 @@ static void check_duplicates(struct check_report *r, const struct conf_lines *l,
 
 static size_t distance(const char *a, const char *b)
 {
-    size_t lb = strlen(b), row[128], diag;
+    size_t lb = strlen(b), row[128];
 
     if (lb >= sizeof(row) / sizeof(row[0]) || strlen(a) >= 128)
         return 128;
     for (size_t j = 0; j <= lb; j++)
         row[j] = j;
     for (size_t i = 1; a[i - 1] != '\0'; i++) {
-        diag = row[0];
+        size_t diag = row[0];
+
         row[0] = i;
         for (size_t j = 1; j <= lb; j++) {
             size_t up = row[j], best = diag
