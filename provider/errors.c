@@ -92,14 +92,20 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
     va_end(ap);
 }
 
-static void rdrand_vwarn(const struct rdrand_prov *prov, const char *fmt,
-                         va_list ap)
+void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
 {
     char msg[512];
+    va_list ap;
+    int len;
 
     if (prov->config.warn == RDRAND_WARN_NONE)
         return;
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): va_start above */
+    len = vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
     if (prov->config.warn == RDRAND_WARN_STDERR)
         fprintf(stderr,
                 "rdrand-provider: %s (see rdrand-provider's "
@@ -110,15 +116,6 @@ static void rdrand_vwarn(const struct rdrand_prov *prov, const char *fmt,
                "rdrand-provider: %s (see rdrand-provider's "
                "docs/operations.md)",
                msg);
-}
-
-void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    rdrand_vwarn(prov, fmt, ap);
-    va_end(ap);
 }
 
 /*
