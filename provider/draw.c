@@ -53,7 +53,6 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
     size_t done = 0;
 
     while (done < len) {
-        size_t n = len - done < sizeof(word) ? len - done : sizeof(word);
         /* A word that opens an APT window is its reference: not delivered. */
         int reference = c.apt_seen == 0;
 
@@ -64,8 +63,13 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
             break;
         if (reference)
             continue;
-        rdrand_copy_word(out + done, word, n);
-        done += n;
+        if (len - done >= sizeof(word)) {
+            memcpy(out + done, &word, sizeof(word));
+            done += sizeof(word);
+        } else {
+            memcpy(out + done, &word, len - done);
+            done = len;
+        }
     }
     h->s = c; /* the copy holds nothing h does not: no wipe needed */
     OPENSSL_cleanse(&word, sizeof(word));

@@ -84,26 +84,61 @@ int rdrand_health_reason(unsigned int verdict)
 
 unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
 {
-    uint64_t packed = lane % 2 == 0 ? h->s.apt_even : h->s.apt_odd;
-
-    return (unsigned int)(packed >> (16 * (lane / 2))) & 0xffff;
+    return (unsigned int)(h->s.apt_counts >> (8 * lane)) & 0xff;
 }
 
-/* Once per window: each bit's count, read out of the planes. */
+/*
+ * The bit positions whose bit-sliced count x (planes[i]: bit i of each
+ * count) is >= k, all 64 at once: from the top plane down, a count is
+ * greater where it has a 1 against k's 0 while it was equal so far.
+ */
+static uint64_t rdrand_sliced_at_least(const uint64_t x[RDRAND_BIT_PLANES],
+                                       unsigned int k)
+{
+    uint64_t greater = 0, equal = ~(uint64_t)0;
+
+    for (int i = RDRAND_BIT_PLANES - 1; i >= 0; i--) {
+        if (k >> i & 1) {
+            equal &= x[i];
+        } else {
+            greater |= equal & x[i];
+            equal &= ~x[i];
+        }
+    }
+    return greater | equal;
+}
+
+/* Once per window: count >= cutoff or count <= window - cutoff. */
 uint64_t rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES])
 {
-    uint64_t biased = 0;
+    return rdrand_sliced_at_least(ones, RDRAND_BIT_CUTOFF)
+           | ~rdrand_sliced_at_least(ones,
+                                     RDRAND_APT_WINDOW - RDRAND_BIT_CUTOFF + 1);
+}
 
-    for (int bit = 0; bit < 64; bit++) {
-        unsigned int count = 0;
+uint64_t rdrand_health_close_group(struct rdrand_health *h,
+                                   const uint64_t group[4], int window_end)
+{
+    uint64_t carry = 0;
 
-        for (int i = 0; i < RDRAND_BIT_PLANES; i++)
-            count |= (unsigned int)(ones[i] >> bit & 1) << i;
-        if (count >= RDRAND_BIT_CUTOFF
-            || count <= RDRAND_APT_WINDOW - RDRAND_BIT_CUTOFF)
-            biased |= (uint64_t)1 << bit;
+    for (int i = 0; i < RDRAND_BIT_PLANES; i++) {
+        uint64_t a = h->ones[i], b = i < 4 ? group[i] : 0;
+
+        h->ones[i] = a ^ b ^ carry;
+        carry = (a & b) | (carry & (a ^ b));
     }
-    return biased;
+    return window_end ? rdrand_health_biased_bits(h->ones) : 0;
+}
+
+unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit)
+{
+    unsigned int count = 0;
+
+    for (int i = 0; i < RDRAND_BIT_PLANES; i++)
+        count |= (unsigned int)(h->ones[i] >> bit & 1) << i;
+    for (int i = 0; i < 4; i++)
+        count += (unsigned int)(h->s.group[i] >> bit & 1) << i;
+    return count;
 }
 
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word)

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <emmintrin.h>
+
 /* Short-cycle test: a word may equal none of the last K words drawn. */
 #define RDRAND_HISTORY_WORDS 32
 /* Adaptive proportion test: window and cutoff per byte lane. */
@@ -39,20 +41,29 @@
 struct rdrand_health_scalars {
     uint64_t key[2];              /* digest key, never delivered */
     uint64_t bits_zero, bits_one; /* bits seen 0, seen 1 in this block */
-    uint64_t apt_reference;     /* a word never delivered: 8 lane references */
-    uint64_t apt_even, apt_odd; /* lane match counts, 4 x 16 bits each */
-    uint64_t ones[RDRAND_BIT_PLANES]; /* per-bit counts of 1, bit-sliced */
-    uint32_t apt_seen;                /* words in the current window, 0: none */
-    uint32_t block_seen;              /* words in the current bit block */
-    uint32_t history_next;            /* next slot of history */
+    uint64_t apt_reference; /* a word never delivered: 8 lane references */
+    uint64_t apt_counts;    /* lane match counts, one byte each (<= C) */
+    /*
+     * Per-bit counts of ones in the current group of 8 words, bit-sliced
+     * (planes of weight 1, 2, 4, and 8 for a group of all ones).
+     */
+    uint64_t group[4];
+    uint32_t apt_seen;     /* words in the current window, 0: none */
+    uint32_t block_seen;   /* words in the current bit block */
+    uint32_t history_next; /* next slot of history */
 };
 
 struct rdrand_health {
     /* Copied into locals for a request by the draw loop (registers). */
     struct rdrand_health_scalars s;
     uint64_t history[RDRAND_HISTORY_WORDS]; /* digests of the last K words */
-    /* Their top 16 bits, four to a word (host byte order). */
-    uint64_t tags[RDRAND_HISTORY_WORDS / 4];
+    /*
+     * Per-bit counts of ones in the window's whole groups, bit-sliced
+     * (plane i: bit i of each count); touched once per group.
+     */
+    uint64_t ones[RDRAND_BIT_PLANES];
+    /* Their top 16 bits (one SSE2 register holds eight). */
+    _Alignas(16) uint16_t tags[RDRAND_HISTORY_WORDS];
     int keyed; /* key set (the first self-test of this stream) */
     int warm;  /* a self-test passed into this state */
 };
@@ -80,7 +91,6 @@ uint64_t rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES]);
 int rdrand_health_reason(unsigned int verdict);
 
 #define RDRAND_BYTES(b) (0x0101010101010101u * (uint8_t)(b))
-#define RDRAND_LANES16(v) (0x0001000100010001u * (uint16_t)(v))
 
 /* 128-bit product of a and b, folded to 64 bits (high half ^ low half). */
 static inline uint64_t rdrand_health_fold(uint64_t a, uint64_t b)
@@ -106,35 +116,44 @@ static inline uint64_t rdrand_health_digest(const uint64_t key[2], uint64_t w)
 
 /*
  * Whether digest d is one of the last K.  The 16-bit tags are compared
- * first, four to a word (SWAR): a fresh digest matches one with
- * probability K * 2^-16 = 2^-11, and only then are the digests compared.
- * "Some 16-bit lane of x is zero" is exact as a whole (the borrow only
- * blurs which lane), so a repeated digest never passes.
+ * first, all 32 at once (SSE2, present on every x86-64): a fresh digest
+ * matches one with probability K * 2^-16 = 2^-11, and only then are the
+ * digests compared.  Equal digests have equal tags, so a repeated digest
+ * never passes.
  */
 static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
                                               uint64_t d)
 {
-    uint64_t t = RDRAND_LANES16(d >> 48), any = 0;
+    const __m128i *tags = (const __m128i *)h->tags;
+    __m128i t = _mm_set1_epi16((short)(d >> 48));
+    __m128i any = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi16(t, _mm_load_si128(tags)),
+                     _mm_cmpeq_epi16(t, _mm_load_si128(tags + 1))),
+        _mm_or_si128(_mm_cmpeq_epi16(t, _mm_load_si128(tags + 2)),
+                     _mm_cmpeq_epi16(t, _mm_load_si128(tags + 3))));
     unsigned int hit = 0;
 
-    for (int i = 0; i < RDRAND_HISTORY_WORDS / 4; i++) {
-        uint64_t x = h->tags[i] ^ t;
-
-        any |= (x - RDRAND_LANES16(1)) & ~x;
-    }
-    if ((any & RDRAND_LANES16(0x8000)) != 0)
+    if (_mm_movemask_epi8(any) != 0)
         for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
             hit |= d == h->history[i];
     return hit;
 }
 
 /*
- * Every continuous test on one word, without a branch per test (one on
- * the combined result): returns
- * the verdict (0: passed, else RDRAND_FAIL_* bits).  c is h->s or the
- * caller's copy of it: inline, so that the draw loop keeps the scalars in
- * registers (out may alias h; a local copy cannot).  Every test sees
- * every word.
+ * At the end of each group of 8 words: add its counts into the window's
+ * and, at the window's end, return the biased bits (else 0).  Out of line:
+ * it runs once per 8 words, and the draw loop's state stays in registers.
+ */
+uint64_t rdrand_health_close_group(struct rdrand_health *h,
+                                   const uint64_t group[4], int window_end);
+
+/*
+ * Every continuous test on one word: returns the verdict (0: passed, else
+ * RDRAND_FAIL_* bits).  c is h->s or the caller's copy of it: inline, so
+ * that the draw loop keeps the scalars in registers (out may alias h; a
+ * local copy cannot).  Every test sees every word.  The common path is
+ * straight-line; the branches are taken at a window's or block's end (or
+ * a group's, every 8 words), on a tag match (2^-11) and on a failure.
  * A failing APT window starts over (one defect, one failure); a bit block
  * starts over at its end anyway.
  */
@@ -142,67 +161,66 @@ static inline unsigned int
 rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
                       uint64_t w)
 {
-    uint64_t d = rdrand_health_digest(c->key, w), end, stuck, biased = 0;
-    uint64_t carry = w;
-    uint64_t diff, low7, zero, over, open = -(uint64_t)(c->apt_seen == 0);
+    uint64_t d = rdrand_health_digest(c->key, w), stuck = 0, biased = 0;
+    uint64_t carry, bit, diff, over;
     unsigned int prev = (c->history_next - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
     unsigned int repeat = d == h->history[prev];
-    uint16_t tag = (uint16_t)(d >> 48);
 
     /* Short cycle: remember the digest. */
     h->history[c->history_next] = d;
-    memcpy((unsigned char *)h->tags + 2 * (size_t)c->history_next, &tag, 2);
+    h->tags[c->history_next] = (uint16_t)(d >> 48);
     c->history_next = (c->history_next + 1) % RDRAND_HISTORY_WORDS;
 
     /* Stuck bit: a bit that kept one value through a whole block. */
     c->bits_zero |= ~w;
     c->bits_one |= w;
-    c->block_seen = (c->block_seen + 1) % RDRAND_BIT_BLOCK;
-    end = -(uint64_t)(c->block_seen == 0);
-    stuck = ~(c->bits_zero & c->bits_one) & end;
-    c->bits_zero &= ~end;
-    c->bits_one &= ~end;
+    if (++c->block_seen == RDRAND_BIT_BLOCK) {
+        stuck = ~(c->bits_zero & c->bits_one);
+        c->bits_zero = c->bits_one = 0;
+        c->block_seen = 0;
+    }
 
-    /* APT on the eight byte lanes at once (SWAR); see health.c. */
-    c->apt_reference = (c->apt_reference & ~open) | (w & open);
-    c->apt_even &= ~open;
-    c->apt_odd &= ~open;
-    diff = w ^ c->apt_reference;
-    low7 = (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
-    zero = (~(low7 | diff) & RDRAND_BYTES(0x80)) >> 7;
-    c->apt_even += zero & RDRAND_LANES16(0x00ff);
-    c->apt_odd += (zero >> 8) & RDRAND_LANES16(0x00ff);
-    over = (c->apt_even + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF))
-           | (c->apt_odd + RDRAND_LANES16(0x8000 - RDRAND_APT_CUTOFF));
-    over &= RDRAND_LANES16(0x8000);
+    /* A window opens on its reference word: all its counts start over. */
+    if (c->apt_seen == 0) {
+        c->apt_reference = w;
+        c->apt_counts = 0;
+        c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
+        memset(h->ones, 0, sizeof(h->ones));
+    }
 
     /*
-     * Bit proportion: count each bit's ones over the window (bit-sliced
-     * counters, reset where a window opens), judged at its natural end.
+     * APT on the eight byte lanes at once (SWAR): a lane's top bit of
+     * ((diff & 0x7f) + 0x7f) | diff is set exactly when its byte of diff
+     * is non-zero, and no carry crosses a lane.  A count never exceeds C
+     * (its window starts over there), so C + 0x80 - C stays in its byte.
      */
-    if (open != 0)
-        memset(c->ones, 0, sizeof(c->ones));
-#define RDRAND_ONES_PLANE(i)                                                   \
-    do {                                                                       \
-        uint64_t next = c->ones[i] & carry;                                    \
-        c->ones[i] ^= carry;                                                   \
-        carry = next;                                                          \
-    } while (0)
-    /* Written out (constant indices) so that the planes stay in registers. */
-    RDRAND_ONES_PLANE(0);
-    RDRAND_ONES_PLANE(1);
-    RDRAND_ONES_PLANE(2);
-    RDRAND_ONES_PLANE(3);
-    RDRAND_ONES_PLANE(4);
-    RDRAND_ONES_PLANE(5);
-    RDRAND_ONES_PLANE(6);
-    RDRAND_ONES_PLANE(7);
-    RDRAND_ONES_PLANE(8);
-    RDRAND_ONES_PLANE(9);
-#undef RDRAND_ONES_PLANE
-    if (c->apt_seen == RDRAND_APT_WINDOW - 1)
-        biased = rdrand_health_biased_bits(c->ones);
+    diff = w ^ c->apt_reference;
+    diff |= (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
+    c->apt_counts += (~diff >> 7) & RDRAND_BYTES(1);
+    over = (c->apt_counts + RDRAND_BYTES(0x80 - RDRAND_APT_CUTOFF))
+           & RDRAND_BYTES(0x80);
+
+    /*
+     * Bit proportion: each bit's ones, counted bit-sliced in groups of 8
+     * words (three planes; a group of eight ones carries into the fourth),
+     * each group added into the window's ten planes at its end; the
+     * counts are judged at the window's natural end.
+     */
+    carry = c->group[0] & w;
+    c->group[0] ^= w;
+    bit = c->group[1] & carry;
+    c->group[1] ^= carry;
+    c->group[3] |= c->group[2] & bit;
+    c->group[2] ^= bit;
+    if (c->apt_seen % 8 == 7) {
+        uint64_t group[4] = {c->group[0], c->group[1], c->group[2],
+                             c->group[3]};
+
+        biased = rdrand_health_close_group(
+            h, group, c->apt_seen == RDRAND_APT_WINDOW - 1);
+        c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
+    }
     c->apt_seen = over != 0 ? 0 : (c->apt_seen + 1) % RDRAND_APT_WINDOW;
 
     /* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is
@@ -219,6 +237,9 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
 
 /* The APT count of byte lane 0..7 in the current window (for tests). */
 unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane);
+
+/* The count of ones of bit 0..63 in the current window (for tests). */
+unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit);
 
 /* 1 when the next word checked opens an APT window (it becomes the reference).
  */
