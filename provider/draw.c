@@ -19,18 +19,31 @@ static inline void rdrand_copy_word(unsigned char *out, uint64_t word, size_t n)
         memcpy(out, &word, n);
 }
 
+/* What a request's drawing did: RDRAND executions, and one with CF=0. */
+struct rdrand_tally {
+    uint64_t executed;
+    int failed;
+};
+
+/* One RDRAND into *word, tallied. */
+static inline int rdrand_next(uint64_t *word, struct rdrand_tally *t)
+{
+    t->executed++;
+    if (rdrand_hw_rdrand64(word))
+        return 1;
+    t->failed = 1;
+    return 0;
+}
+
 static int rdrand_draw_unchecked(unsigned char *out, size_t len,
-                                 uint64_t *executed)
+                                 struct rdrand_tally *t)
 {
     uint64_t word = 0;
     size_t done = 0;
 
-    while (done < len) {
+    while (done < len && rdrand_next(&word, t)) {
         size_t n = len - done < sizeof(word) ? len - done : sizeof(word);
 
-        ++*executed;
-        if (!rdrand_hw_rdrand64(&word))
-            break;
         rdrand_copy_word(out + done, word, n);
         done += n;
     }
@@ -39,40 +52,46 @@ static int rdrand_draw_unchecked(unsigned char *out, size_t len,
 }
 
 /*
+ * Each word's RDRAND is issued before the previous word is judged: an
+ * RDRAND waits for the instructions before it, so tests placed after the
+ * next RDRAND overlap it instead of adding to it (docs/health-tests.md,
+ * "What it costs").  A request that passes executes exactly the RDRANDs
+ * it needs: the next one is issued only when another word is needed.  One
+ * that trips a test has executed at most one word more, counted (and its
+ * CF=0, if any) and never delivered.  A CF=0 stops the drawing at once;
+ * the reason is that of the first bad word in stream order.
+ *
  * The tests' scalars are copied into a local for the request and written
  * back at the end: out may alias anything, so tests working through h
  * would reload them after every copy; a local can stay in registers.
  * The history (digests, tags) stays in h.
  */
 static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
-                               size_t len, uint64_t *executed)
+                               size_t len, struct rdrand_tally *t)
 {
     struct rdrand_health_scalars c = h->s;
-    uint64_t word = 0;
+    uint64_t word = 0, next = 0;
     unsigned int verdict = 0;
     size_t done = 0;
+    int more = len > 0, ok = more && rdrand_next(&next, t);
 
-    while (done < len) {
+    while (ok) {
         /* A word that opens an APT window is its reference: not delivered. */
         int reference = c.apt_seen == 0;
 
-        ++*executed;
-        if (!rdrand_hw_rdrand64(&word))
-            break;
+        word = next;
+        more = done + (reference ? 0 : sizeof(word)) < len;
+        ok = more && rdrand_next(&next, t);
         if ((verdict = rdrand_health_verdict(h, &c, word)) != 0)
             break;
         if (reference)
             continue;
-        if (len - done >= sizeof(word)) {
-            memcpy(out + done, &word, sizeof(word));
-            done += sizeof(word);
-        } else {
-            memcpy(out + done, &word, len - done);
-            done = len;
-        }
+        rdrand_copy_word(out + done, word, more ? sizeof(word) : len - done);
+        done += more ? sizeof(word) : len - done;
     }
     h->s = c; /* the copy holds nothing h does not: no wipe needed */
     OPENSSL_cleanse(&word, sizeof(word));
+    OPENSSL_cleanse(&next, sizeof(next));
     if (verdict != 0)
         return rdrand_health_reason(verdict);
     return done == len ? RDRAND_R_OK : RDRAND_R_RDRAND_FAILED;
@@ -83,19 +102,19 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
  * working hardware does not fail; a word that comes back with CF=0 means
  * the CPU's RNG is defective, and retrying would only hide that (Linux
  * reached the same conclusion in 2024).  So the first bad word, by carry
- * flag or by health test, ends the request: it is judged before it is
- * copied out, no further instruction is issued, everything already written
- * is wiped, and the caller delivers nothing.  A partial seed is never
- * handed out.
+ * flag or by health test, ends the request: it is judged before anything
+ * is copied out, at most the one word already requested after it is
+ * drawn (never delivered), everything already written is wiped, and the
+ * caller delivers nothing.  A partial seed is never handed out.
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len)
 {
-    uint64_t executed = 0;
-    int reason = h != NULL ? rdrand_draw_checked(h, out, len, &executed)
-                           : rdrand_draw_unchecked(out, len, &executed);
+    struct rdrand_tally t = {0, 0};
+    int reason = h != NULL ? rdrand_draw_checked(h, out, len, &t)
+                           : rdrand_draw_unchecked(out, len, &t);
 
-    rdrand_counter_add(RDRAND_CTR_RDRAND_WORDS, executed);
-    if (reason == RDRAND_R_RDRAND_FAILED)
+    rdrand_counter_add(RDRAND_CTR_RDRAND_WORDS, t.executed);
+    if (t.failed)
         rdrand_counter_add(RDRAND_CTR_RDRAND_FAILURES, 1);
     if (reason != RDRAND_R_OK)
         OPENSSL_cleanse(out, len);

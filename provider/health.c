@@ -84,7 +84,10 @@ int rdrand_health_reason(unsigned int verdict)
 
 unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
 {
-    return (unsigned int)(h->s.apt_counts >> (8 * lane)) & 0xff;
+    if (h->s.apt_seen == 0 && h->s.apt_counts == 0)
+        return 0; /* no window opened yet */
+    return (unsigned int)((h->s.apt_counts - RDRAND_APT_BIAS) >> (8 * lane))
+           & 0xff;
 }
 
 /*
@@ -114,20 +117,6 @@ uint64_t rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES])
     return rdrand_sliced_at_least(ones, RDRAND_BIT_CUTOFF)
            | ~rdrand_sliced_at_least(ones,
                                      RDRAND_APT_WINDOW - RDRAND_BIT_CUTOFF + 1);
-}
-
-uint64_t rdrand_health_close_group(struct rdrand_health *h,
-                                   const uint64_t group[4], int window_end)
-{
-    uint64_t carry = 0;
-
-    for (int i = 0; i < RDRAND_BIT_PLANES; i++) {
-        uint64_t a = h->ones[i], b = i < 4 ? group[i] : 0;
-
-        h->ones[i] = a ^ b ^ carry;
-        carry = (a & b) | (carry & (a ^ b));
-    }
-    return window_end ? rdrand_health_biased_bits(h->ones) : 0;
 }
 
 unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit)

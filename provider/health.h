@@ -20,6 +20,8 @@
 /* Adaptive proportion test: window and cutoff per byte lane. */
 #define RDRAND_APT_WINDOW 512
 #define RDRAND_APT_CUTOFF 20
+/* Each byte lane's count is kept plus this: its top bit sets at C. */
+#define RDRAND_APT_BIAS (0x0101010101010101u * (0x80 - RDRAND_APT_CUTOFF))
 /* Stuck-bit test: every bit takes both values in each block of this many. */
 #define RDRAND_BIT_BLOCK 64
 /*
@@ -42,7 +44,7 @@ struct rdrand_health_scalars {
     uint64_t key[2];              /* digest key, never delivered */
     uint64_t bits_zero, bits_one; /* bits seen 0, seen 1 in this block */
     uint64_t apt_reference; /* a word never delivered: 8 lane references */
-    uint64_t apt_counts;    /* lane match counts, one byte each (<= C) */
+    uint64_t apt_counts;    /* lane match counts + 0x80 - C, a byte each */
     /*
      * Per-bit counts of ones in the current group of 8 words, bit-sliced
      * (planes of weight 1, 2, 4, and 8 for a group of all ones).
@@ -140,12 +142,21 @@ static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
 }
 
 /*
- * At the end of each group of 8 words: add its counts into the window's
- * and, at the window's end, return the biased bits (else 0).  Out of line:
- * it runs once per 8 words, and the draw loop's state stays in registers.
+ * At the end of each group of 8 words: add its counts (0..8, four
+ * planes) into the window's ten.  In memory: it runs once per 8 words.
  */
-uint64_t rdrand_health_close_group(struct rdrand_health *h,
-                                   const uint64_t group[4], int window_end);
+static inline void rdrand_health_close_group(struct rdrand_health *h,
+                                             const uint64_t group[4])
+{
+    uint64_t carry = 0;
+
+    for (int i = 0; i < RDRAND_BIT_PLANES; i++) {
+        uint64_t a = h->ones[i], b = i < 4 ? group[i] : 0;
+
+        h->ones[i] = a ^ b ^ carry;
+        carry = (a & b) | (carry & (a ^ b));
+    }
+}
 
 /*
  * Every continuous test on one word: returns the verdict (0: passed, else
@@ -165,7 +176,6 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     uint64_t carry, bit, diff, over;
     unsigned int prev = (c->history_next - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
-    unsigned int repeat = d == h->history[prev];
 
     /* Short cycle: remember the digest. */
     h->history[c->history_next] = d;
@@ -184,7 +194,7 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     /* A window opens on its reference word: all its counts start over. */
     if (c->apt_seen == 0) {
         c->apt_reference = w;
-        c->apt_counts = 0;
+        c->apt_counts = RDRAND_APT_BIAS;
         c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
         memset(h->ones, 0, sizeof(h->ones));
     }
@@ -192,14 +202,14 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     /*
      * APT on the eight byte lanes at once (SWAR): a lane's top bit of
      * ((diff & 0x7f) + 0x7f) | diff is set exactly when its byte of diff
-     * is non-zero, and no carry crosses a lane.  A count never exceeds C
-     * (its window starts over there), so C + 0x80 - C stays in its byte.
+     * is non-zero, and no carry crosses a lane.  Each lane counts up from
+     * 0x80 - C, so its top bit sets when it reaches C; it never passes C
+     * (its window starts over there), so no carry crosses a lane.
      */
     diff = w ^ c->apt_reference;
     diff |= (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
-    c->apt_counts += (~diff >> 7) & RDRAND_BYTES(1);
-    over = (c->apt_counts + RDRAND_BYTES(0x80 - RDRAND_APT_CUTOFF))
-           & RDRAND_BYTES(0x80);
+    c->apt_counts += (~diff & RDRAND_BYTES(0x80)) >> 7;
+    over = c->apt_counts & RDRAND_BYTES(0x80);
 
     /*
      * Bit proportion: each bit's ones, counted bit-sliced in groups of 8
@@ -214,12 +224,10 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     c->group[3] |= c->group[2] & bit;
     c->group[2] ^= bit;
     if (c->apt_seen % 8 == 7) {
-        uint64_t group[4] = {c->group[0], c->group[1], c->group[2],
-                             c->group[3]};
-
-        biased = rdrand_health_close_group(
-            h, group, c->apt_seen == RDRAND_APT_WINDOW - 1);
+        rdrand_health_close_group(h, c->group);
         c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
+        if (c->apt_seen == RDRAND_APT_WINDOW - 1)
+            biased = rdrand_health_biased_bits(h->ones);
     }
     c->apt_seen = over != 0 ? 0 : (c->apt_seen + 1) % RDRAND_APT_WINDOW;
 
@@ -229,7 +237,8 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
         return 0;
     return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
            | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
-           | repeat * RDRAND_FAIL_REPEAT | cycle * RDRAND_FAIL_CYCLE
+           | (unsigned int)(d == h->history[prev]) * RDRAND_FAIL_REPEAT
+           | cycle * RDRAND_FAIL_CYCLE
            | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
            | (unsigned int)(over != 0) * RDRAND_FAIL_APT
            | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;

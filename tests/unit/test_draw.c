@@ -137,10 +137,32 @@ static void test_stuck_value_needs_health(void **state)
     sim_or_fail("value=ffffffffffffffff");
     rdrand_health_init(&h);
     assert_int_equal(rdrand_draw(&h, buf, sizeof(buf)), RDRAND_R_STUCK_ONES);
-    assert_int_equal(rdrand_sim_executions(), 1);
+    /* The second word was requested before the first was judged. */
+    assert_int_equal(rdrand_sim_executions(), 2);
     assert_true(all_bytes(buf, sizeof(buf), 0));
     assert_int_equal(rdrand_draw(NULL, buf, sizeof(buf)), RDRAND_R_OK);
     assert_true(all_bytes(buf, sizeof(buf), 0xff));
+}
+
+/*
+ * A word that fails a test, then CF=0 on the word drawn after it: the
+ * test's reason (the first bad word in stream order), the CF=0 counted.
+ */
+static void test_trip_then_cf0(void **state)
+{
+    unsigned char buf[32];
+    struct rdrand_health h;
+    uint64_t failures = rdrand_counter_get(RDRAND_CTR_RDRAND_FAILURES);
+
+    (void)state;
+    sim_or_fail("value=ffffffffffffffff,fail-at=2");
+    rdrand_health_init(&h);
+    memset(buf, 0xA5, sizeof(buf));
+    assert_int_equal(rdrand_draw(&h, buf, sizeof(buf)), RDRAND_R_STUCK_ONES);
+    assert_int_equal(rdrand_sim_executions(), 2);
+    assert_int_equal(rdrand_counter_get(RDRAND_CTR_RDRAND_FAILURES) - failures,
+                     1);
+    assert_true(all_bytes(buf, sizeof(buf), 0));
 }
 
 static void test_zero_length(void **state)
@@ -162,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_fail_in_partial_last_word),
         cmocka_unit_test(test_fail_from),
         cmocka_unit_test(test_stuck_value_needs_health),
+        cmocka_unit_test(test_trip_then_cf0),
         cmocka_unit_test(test_zero_length),
     };
 

@@ -473,8 +473,10 @@ static void test_continuous_after_clean_start(void **state)
         for (enum kind kind = SEED; kind <= GENERATE; kind++) {
             struct fixture f;
             struct script s = {0};
-            struct fail_expect e = {cases[i].reason, cases[i].k, 0, 1, 1,
-                                    FAILED_CLOSED};
+            /* The next word is drawn before word k is judged, if needed. */
+            struct fail_expect e = {
+                cases[i].reason, cases[i].k + (cases[i].k < 128), 0, 1, 1,
+                FAILED_CLOSED};
 
             print_message("%s: %s\n", kind == SEED ? "get_seed" : "generate",
                           cases[i].name);
@@ -529,10 +531,11 @@ static void test_cf0_every_position(void **state)
 /* ---- stuck mid-request, then recovered ---- */
 
 /*
- * The script: init words, 3 good words, a word stuck 10 times, 132 good
- * words.  Request 1 (6 words) meets the repeat at its 5th word; request
- * 2's self-test sees the stuck word 8 times; then the hardware is good
- * again.  init_words: what init consumes (more in a CoCo guest).
+ * The script: init words, 3 good words, a word stuck 10 times, 133 good
+ * words.  Request 1 (6 words) meets the repeat at its 5th word, having
+ * drawn its 6th; request 2's self-test sees the stuck word 7 times; then
+ * the hardware is good again.  init_words: what init consumes (more in a
+ * CoCo guest).
  */
 #define STUCK 0x7a3c5e91d2b4f068ULL
 static void stuck_then_good_script(struct script *s, size_t init_words)
@@ -541,12 +544,12 @@ static void stuck_then_good_script(struct script *s, size_t init_words)
     script_good(s, 2, 3);
     for (int i = 0; i < 10; i++)
         script_add(s, STUCK, 0);
-    script_good(s, 3, 56 + SELFTEST + 12);
+    script_good(s, 3, 57 + SELFTEST + 12);
 }
 
 static void test_stuck_mid_request_recovers(void **state)
 {
-    const struct fail_expect first = {RDRAND_R_REPEATED_WORD, 5, 0, 1, 1,
+    const struct fail_expect first = {RDRAND_R_REPEATED_WORD, 6, 0, 1, 1,
                                       FAILED_CLOSED};
     const struct fail_expect second = {
         RDRAND_R_REPEATED_WORD, SELFTEST, 0, 1, 0, FAILED_CLOSED};
@@ -568,19 +571,19 @@ static void test_stuck_mid_request_recovers(void **state)
      * The hardware is good again, but nothing has asked: the latch holds
      * (reading parameters never runs the self-test).
      */
-    assert_int_equal(rdrand_sim_executions(), SELFTEST + 5 + SELFTEST);
+    assert_int_equal(rdrand_sim_executions(), SELFTEST + 6 + SELFTEST);
     assert_latched(&f, RDRAND_R_REPEATED_WORD);
 
     /*
-     * The next request: self-test on good words 56..119 (0..55 went to
-     * request 2's), then words 120..125; the next one 126..131.
+     * The next request: self-test on good words 57..120 (0..56 went to
+     * request 2's), then words 121..126; the next one 127..132.
      */
     for (int i = 0; i < 6; i++)
-        expect[i] = good_word(3, 56 + SELFTEST + i);
+        expect[i] = good_word(3, 57 + SELFTEST + i);
     request_ok(&f, GENERATE, 48, SELFTEST + 6, expect);
     assert_healthy(&f);
     for (int i = 0; i < 6; i++)
-        expect[i] = good_word(3, 56 + SELFTEST + 6 + i);
+        expect[i] = good_word(3, 57 + SELFTEST + 6 + i);
     request_ok(&f, SEED, 48, 6, expect);
     assert_healthy(&f);
     fixture_down(&f);
@@ -634,7 +637,7 @@ static void coco_latch_holds(struct fixture *f, int reason)
 
 static void test_coco_stuck_latches_forever(void **state)
 {
-    const struct fail_expect first = {RDRAND_R_REPEATED_WORD, 5, 0, 1, 1,
+    const struct fail_expect first = {RDRAND_R_REPEATED_WORD, 6, 0, 1, 1,
                                       FAILED_CLOSED};
     struct fixture f;
     struct script s = {0};
