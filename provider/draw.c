@@ -72,22 +72,31 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
     struct rdrand_health_scalars c = h->s;
     uint64_t word = 0, next = 0;
     unsigned int verdict = 0;
-    size_t done = 0;
-    int more = len > 0, ok = more && rdrand_next(&next, t);
+    size_t done = 0, drawn = 0;
+    /* Words to draw: one per 8 bytes, and the references on the way. */
+    size_t total = (len + sizeof(word) - 1) / sizeof(word);
+    size_t ref = (RDRAND_APT_WINDOW - c.apt_seen) % RDRAND_APT_WINDOW;
+    int ok = total > 0 && rdrand_next(&next, t);
 
+    for (; ref < total; ref += RDRAND_APT_WINDOW)
+        total++;
     while (ok) {
         /* A word that opens an APT window is its reference: not delivered. */
         int reference = c.apt_seen == 0;
 
         word = next;
-        more = done + (reference ? 0 : sizeof(word)) < len;
-        ok = more && rdrand_next(&next, t);
+        ok = ++drawn < total && rdrand_next(&next, t);
         if ((verdict = rdrand_health_verdict(h, &c, word)) != 0)
             break;
         if (reference)
             continue;
-        rdrand_copy_word(out + done, word, more ? sizeof(word) : len - done);
-        done += more ? sizeof(word) : len - done;
+        if (len - done >= sizeof(word)) {
+            memcpy(out + done, &word, sizeof(word));
+            done += sizeof(word);
+        } else {
+            memcpy(out + done, &word, len - done);
+            done = len;
+        }
     }
     h->s = c; /* the copy holds nothing h does not: no wipe needed */
     OPENSSL_cleanse(&word, sizeof(word));

@@ -24,6 +24,8 @@
 #define RDRAND_APT_BIAS (0x0101010101010101u * (0x80 - RDRAND_APT_CUTOFF))
 /* Stuck-bit test: every bit takes both values in each block of this many. */
 #define RDRAND_BIT_BLOCK 64
+_Static_assert(RDRAND_BIT_BLOCK % RDRAND_HISTORY_WORDS == 0,
+               "one counter serves the bit block and the history");
 /*
  * Bit proportion test: over each APT window (512 words) every bit takes
  * each value fewer than this many times.
@@ -50,9 +52,12 @@ struct rdrand_health_scalars {
      * (planes of weight 1, 2, 4, and 8 for a group of all ones).
      */
     uint64_t group[4];
-    uint32_t apt_seen;     /* words in the current window, 0: none */
-    uint32_t block_seen;   /* words in the current bit block */
-    uint32_t history_next; /* next slot of history */
+    uint32_t apt_seen; /* words in the current window, 0: none */
+    /*
+     * Words in the current bit block; also (mod K, K divides the block)
+     * the next slot of history: both advance by one every word.
+     */
+    uint32_t block_seen;
 };
 
 struct rdrand_health {
@@ -174,13 +179,13 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
 {
     uint64_t d = rdrand_health_digest(c->key, w), stuck = 0, biased = 0;
     uint64_t carry, bit, diff, over;
-    unsigned int prev = (c->history_next - 1) % RDRAND_HISTORY_WORDS;
+    unsigned int slot = c->block_seen % RDRAND_HISTORY_WORDS;
+    unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
 
     /* Short cycle: remember the digest. */
-    h->history[c->history_next] = d;
-    h->tags[c->history_next] = (uint16_t)(d >> 48);
-    c->history_next = (c->history_next + 1) % RDRAND_HISTORY_WORDS;
+    h->history[slot] = d;
+    h->tags[slot] = (uint16_t)(d >> 48);
 
     /* Stuck bit: a bit that kept one value through a whole block. */
     c->bits_zero |= ~w;
