@@ -98,7 +98,15 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
             done = len;
         }
     }
-    h->s = c; /* the copy holds nothing h does not: no wipe needed */
+    h->s = c;
+    /*
+     * The current group's counts go into the window's now: right after a
+     * group's first word they are that word, and no delivered word is to
+     * stay in the state.  (Registers and spill slots of the local copy are
+     * not wiped, as for every other local of the loop.)
+     */
+    rdrand_health_close_group(h, h->s.group);
+    memset(h->s.group, 0, sizeof(h->s.group));
     OPENSSL_cleanse(&word, sizeof(word));
     OPENSSL_cleanse(&next, sizeof(next));
     if (verdict != 0)

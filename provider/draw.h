@@ -12,7 +12,8 @@
  * when h is NULL).  Where a word would open an APT window, one more word
  * is drawn first as the window's reference and never delivered.  Returns
  * RDRAND_R_OK, or the reason for the first bad word; then out is wiped
- * and no further RDRAND was executed.
+ * and no RDRAND was executed after a CF=0, at most one (requested before
+ * the bad word was judged, never delivered) after a failed test.
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len);
 

@@ -165,6 +165,38 @@ static void test_trip_then_cf0(void **state)
     assert_true(all_bytes(buf, sizeof(buf), 0));
 }
 
+/*
+ * After every request the current group's bit counts have gone into the
+ * window's (right after a group's first word they would be that word),
+ * and no delivered word is in the digests, counts or APT state.  (The bit
+ * block's ORs are the documented exception, docs/health-tests.md.)
+ */
+static void test_no_delivered_word_kept(void **state)
+{
+    struct rdrand_health h;
+    uint64_t words[40];
+
+    (void)state;
+    sim_or_fail("");
+    rdrand_health_init(&h);
+    h.s.key[0] = 0x243f6a8885a308d3u;
+    h.s.key[1] = 0x13198a2e03707344u;
+    for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        assert_int_equal(rdrand_draw(&h, (unsigned char *)&words[i], 8),
+                         RDRAND_R_OK);
+        for (int p = 0; p < 4; p++)
+            assert_true(h.s.group[p] == 0);
+        for (size_t j = 0; j <= i; j++) {
+            assert_true(h.s.apt_reference != words[j]);
+            assert_true(h.s.apt_counts != words[j]);
+            for (int k = 0; k < RDRAND_HISTORY_WORDS; k++)
+                assert_true(h.history[k] != words[j]);
+            for (int k = 0; k < RDRAND_BIT_PLANES; k++)
+                assert_true(h.ones[k] != words[j]);
+        }
+    }
+}
+
 static void test_zero_length(void **state)
 {
     unsigned char buf[1] = {0x5A};
@@ -185,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_fail_from),
         cmocka_unit_test(test_stuck_value_needs_health),
         cmocka_unit_test(test_trip_then_cf0),
+        cmocka_unit_test(test_no_delivered_word_kept),
         cmocka_unit_test(test_zero_length),
     };
 
