@@ -178,7 +178,7 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
                       uint64_t w)
 {
     uint64_t d = rdrand_health_digest(c->key, w), stuck = 0, biased = 0;
-    uint64_t carry, bit, diff, over;
+    uint64_t carry, bit, over;
     unsigned int slot = c->block_seen % RDRAND_HISTORY_WORDS;
     unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
@@ -205,15 +205,15 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     }
 
     /*
-     * APT on the eight byte lanes at once (SWAR): a lane's top bit of
-     * ((diff & 0x7f) + 0x7f) | diff is set exactly when its byte of diff
-     * is non-zero, and no carry crosses a lane.  Each lane counts up from
-     * 0x80 - C, so its top bit sets when it reaches C; it never passes C
-     * (its window starts over there), so no carry crosses a lane.
+     * APT on the eight byte lanes at once (SSE2 on the low 8 bytes): a
+     * matching lane compares to 0xff, and subtracting it counts one.  Each
+     * lane counts up from 0x80 - C, so its top bit sets when it reaches C;
+     * it never passes C (its window starts over there).
      */
-    diff = w ^ c->apt_reference;
-    diff |= (diff & RDRAND_BYTES(0x7f)) + RDRAND_BYTES(0x7f);
-    c->apt_counts += (~diff & RDRAND_BYTES(0x80)) >> 7;
+    c->apt_counts = (uint64_t)_mm_cvtsi128_si64(_mm_sub_epi8(
+        _mm_cvtsi64_si128((long long)c->apt_counts),
+        _mm_cmpeq_epi8(_mm_cvtsi64_si128((long long)w),
+                       _mm_cvtsi64_si128((long long)c->apt_reference))));
     over = c->apt_counts & RDRAND_BYTES(0x80);
 
     /*
@@ -228,18 +228,20 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     c->group[1] ^= carry;
     c->group[3] |= c->group[2] & bit;
     c->group[2] ^= bit;
-    if (c->apt_seen % 8 == 7) {
+    c->apt_seen = (c->apt_seen + 1) % RDRAND_APT_WINDOW;
+    if (c->apt_seen % 8 == 0) {
         rdrand_health_close_group(h, c->group);
         c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
-        if (c->apt_seen == RDRAND_APT_WINDOW - 1)
+        if (c->apt_seen == 0)
             biased = rdrand_health_biased_bits(h->ones);
     }
-    c->apt_seen = over != 0 ? 0 : (c->apt_seen + 1) % RDRAND_APT_WINDOW;
 
     /* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is
      * w == 0 or w == ~0); which tests failed is worked out only then. */
     if ((stuck | over | biased | cycle | (w + 1 <= 1)) == 0)
         return 0;
+    if (over != 0)
+        c->apt_seen = 0; /* a failing window starts over */
     return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
            | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
            | (unsigned int)(d == h->history[prev]) * RDRAND_FAIL_REPEAT
