@@ -66,6 +66,39 @@ static void test_every_length(void **state)
 }
 
 /*
+ * One state, requests of 1..97 bytes over 2100 words: every window's
+ * reference (executions 0, 512, 1024, ...) is drawn in the middle of
+ * some request and never delivered; every other word is, in order, the
+ * unused bytes of a partial last word dropped; executions exact.
+ */
+static void test_requests_across_windows(void **state)
+{
+    static unsigned char buf[97 + 16];
+    struct rdrand_health h;
+    uint64_t next = 0; /* the next execution's index */
+
+    (void)state;
+    sim_or_fail("");
+    rdrand_health_init(&h);
+    for (size_t len = 1; next < 2100; len = len % 97 + 1) {
+        uint64_t before = rdrand_sim_executions();
+
+        memset(buf, 0xA5, sizeof(buf));
+        assert_int_equal(rdrand_draw(&h, buf, len), RDRAND_R_OK);
+        for (size_t i = 0; i < len; i += 8) {
+            uint64_t w;
+
+            if (next % RDRAND_APT_WINDOW == 0)
+                next++; /* the reference */
+            w = expected_word(next++);
+            assert_memory_equal(buf + i, &w, len - i < 8 ? len - i : 8);
+        }
+        assert_int_equal(rdrand_sim_executions() - before, next - before);
+        assert_true(all_bytes(buf + len, sizeof(buf) - len, 0xA5));
+    }
+}
+
+/*
  * The no-retry rule: a failure at word k of an n-word request executes
  * exactly k words, returns nothing (the buffer is wiped) and counts one
  * hardware failure.
@@ -212,6 +245,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_length),
+        cmocka_unit_test(test_requests_across_windows),
         cmocka_unit_test(test_fail_at_word_k_executes_k),
         cmocka_unit_test(test_fail_in_partial_last_word),
         cmocka_unit_test(test_fail_from),
