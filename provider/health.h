@@ -64,13 +64,13 @@ struct rdrand_health {
     /* Copied into locals for a request by the draw loop (registers). */
     struct rdrand_health_scalars s;
     uint64_t history[RDRAND_HISTORY_WORDS]; /* digests of the last K words */
+    /* Their top 16 bits (one SSE2 register holds eight). */
+    _Alignas(16) uint16_t tags[RDRAND_HISTORY_WORDS];
     /*
      * Per-bit counts of ones in the window's whole groups, bit-sliced
      * (plane i: bit i of each count); touched once per group.
      */
     uint64_t ones[RDRAND_BIT_PLANES];
-    /* Their top 16 bits (one SSE2 register holds eight). */
-    _Alignas(16) uint16_t tags[RDRAND_HISTORY_WORDS];
     int keyed; /* key set (the first self-test of this stream) */
     int warm;  /* a self-test passed into this state */
 };
