@@ -41,13 +41,17 @@ static int rdrand_draw_unchecked(unsigned char *out, size_t len,
     uint64_t word = 0;
     size_t done = 0;
 
-    while (done < len && rdrand_next(&word, t)) {
+    while (done < len) {
         size_t n = len - done < sizeof(word) ? len - done : sizeof(word);
 
+        ++t->executed;
+        if (!rdrand_hw_rdrand64(&word))
+            break;
         rdrand_copy_word(out + done, word, n);
         done += n;
     }
     OPENSSL_cleanse(&word, sizeof(word));
+    t->failed = done < len;
     return done == len ? RDRAND_R_OK : RDRAND_R_RDRAND_FAILED;
 }
 
