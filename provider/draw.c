@@ -109,7 +109,7 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
      * stay in the state.  (Registers and spill slots of the local copy are
      * not wiped, as for every other local of the loop.)
      */
-    rdrand_health_close_group(h, h->s.group);
+    rdrand_health_close_group(h, h->s.group, 0);
     memset(h->s.group, 0, sizeof(h->s.group));
     OPENSSL_cleanse(&word, sizeof(word));
     OPENSSL_cleanse(&next, sizeof(next));

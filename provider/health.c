@@ -125,7 +125,7 @@ unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit)
 
     for (int i = 0; i < RDRAND_BIT_PLANES; i++)
         count |= (unsigned int)(h->ones[i] >> bit & 1) << i;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         count += (unsigned int)(h->s.group[i] >> bit & 1) << i;
     return count;
 }

@@ -48,10 +48,10 @@ struct rdrand_health_scalars {
     uint64_t apt_reference; /* a word never delivered: 8 lane references */
     uint64_t apt_counts;    /* lane match counts + 0x80 - C, a byte each */
     /*
-     * Per-bit counts of ones in the current group of 8 words, bit-sliced
-     * (planes of weight 1, 2, 4, and 8 for a group of all ones).
+     * Per-bit counts of ones in the current group of 8 words before its
+     * last word, bit-sliced (planes of weight 1, 2, 4: at most 7).
      */
-    uint64_t group[4];
+    uint64_t group[3];
     uint32_t apt_seen; /* words in the current window, 0: none */
     /*
      * Words in the current bit block; also (mod K, K divides the block)
@@ -147,16 +147,18 @@ static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
 }
 
 /*
- * At the end of each group of 8 words: add its counts (0..8, four
- * planes) into the window's ten.  In memory: it runs once per 8 words.
+ * At the end of each group of 8 words: add its counts (three planes) and
+ * its last word w (as the carry in) into the window's ten planes.  In
+ * memory: it runs once per 8 words.
  */
 static inline void rdrand_health_close_group(struct rdrand_health *h,
-                                             const uint64_t group[4])
+                                             const uint64_t group[3],
+                                             uint64_t w)
 {
-    uint64_t carry = 0;
+    uint64_t carry = w;
 
     for (int i = 0; i < RDRAND_BIT_PLANES; i++) {
-        uint64_t a = h->ones[i], b = i < 4 ? group[i] : 0;
+        uint64_t a = h->ones[i], b = i < 3 ? group[i] : 0;
 
         h->ones[i] = a ^ b ^ carry;
         carry = (a & b) | (carry & (a ^ b));
@@ -200,7 +202,7 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     if (c->apt_seen == 0) {
         c->apt_reference = w;
         c->apt_counts = RDRAND_APT_BIAS;
-        c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
+        c->group[0] = c->group[1] = c->group[2] = 0;
         memset(h->ones, 0, sizeof(h->ones));
     }
 
@@ -218,20 +220,20 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
 
     /*
      * Bit proportion: each bit's ones, counted bit-sliced in groups of 8
-     * words (three planes; a group of eight ones carries into the fourth),
-     * each group added into the window's ten planes at its end; the
-     * counts are judged at the window's natural end.
+     * words: the first seven rippled into three planes, the eighth added
+     * with them into the window's ten planes; the counts are judged at the
+     * window's natural end.
      */
-    carry = c->group[0] & w;
-    c->group[0] ^= w;
-    bit = c->group[1] & carry;
-    c->group[1] ^= carry;
-    c->group[3] |= c->group[2] & bit;
-    c->group[2] ^= bit;
     c->apt_seen = (c->apt_seen + 1) % RDRAND_APT_WINDOW;
-    if (c->apt_seen % 8 == 0) {
-        rdrand_health_close_group(h, c->group);
-        c->group[0] = c->group[1] = c->group[2] = c->group[3] = 0;
+    if (c->apt_seen % 8 != 0) {
+        carry = c->group[0] & w;
+        c->group[0] ^= w;
+        bit = c->group[1] & carry;
+        c->group[1] ^= carry;
+        c->group[2] ^= bit;
+    } else {
+        rdrand_health_close_group(h, c->group, w);
+        c->group[0] = c->group[1] = c->group[2] = 0;
         if (c->apt_seen == 0)
             biased = rdrand_health_biased_bits(h->ones);
     }
