@@ -180,7 +180,7 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
                       uint64_t w)
 {
     uint64_t d = rdrand_health_digest(c->key, w), stuck = 0, biased = 0;
-    uint64_t carry, bit, over;
+    uint64_t over;
     unsigned int slot = c->block_seen % RDRAND_HISTORY_WORDS;
     unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
     unsigned int cycle = rdrand_health_seen(h, d);
@@ -226,7 +226,8 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
      */
     c->apt_seen = (c->apt_seen + 1) % RDRAND_APT_WINDOW;
     if (c->apt_seen % 8 != 0) {
-        carry = c->group[0] & w;
+        uint64_t carry = c->group[0] & w, bit;
+
         c->group[0] ^= w;
         bit = c->group[1] & carry;
         c->group[1] ^= carry;
