@@ -127,8 +127,8 @@ static void test_other_type_is_wrong_type(void **state)
 
 /*
  * A size query (NULL data) for a counter or max_request as a double:
- * answered, not a write through NULL (OpenSSL 3.0's OSSL_PARAM_set_uint64
- * crashes on it; found by tests/fuzz/fuzz_params.c).
+ * answered, not a write through NULL (OpenSSL's OSSL_PARAM_set_uint64
+ * crashes on it, 3.0 to 3.6 at least; found by tests/fuzz/fuzz_params.c).
  */
 static void test_real_size_query(void **state)
 {
