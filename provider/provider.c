@@ -78,36 +78,6 @@ static const struct {
     {RDRAND_PARAM_GENERATE_FAILURES, RDRAND_CTR_GENERATE_FAILURES},
 };
 
-/*
- * Say why p could not be answered: an integer of the wrong size or
- * signedness for the value (out of range), or another type altogether.
- */
-static void rdrand_bad_param(const struct rdrand_prov *prov,
-                             const OSSL_PARAM *p)
-{
-    const OSSL_PARAM *served =
-        OSSL_PARAM_locate_const(rdrand_gettable_params(NULL), p->key);
-    int integer = p->data_type == OSSL_PARAM_INTEGER
-                  || p->data_type == OSSL_PARAM_UNSIGNED_INTEGER;
-
-    if (served != NULL && integer
-        && (served->data_type == OSSL_PARAM_INTEGER
-            || served->data_type == OSSL_PARAM_UNSIGNED_INTEGER))
-        RDRAND_RAISE(prov, RDRAND_R_BAD_PARAMETER,
-                     "provider parameter \"%s\" is out of range for the "
-                     "%zu-byte %s integer asked for: ask for it as "
-                     "OSSL_PARAM_%s",
-                     p->key, p->data_size,
-                     p->data_type == OSSL_PARAM_INTEGER ? "signed" : "unsigned",
-                     served->data_type == OSSL_PARAM_INTEGER ? "int"
-                                                             : "uint64");
-    else
-        RDRAND_RAISE(prov, RDRAND_R_BAD_PARAMETER,
-                     "provider parameter \"%s\" has the wrong type: see "
-                     "OSSL_PROVIDER_gettable_params",
-                     p->key);
-}
-
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
 {
     struct rdrand_prov *prov = provctx;
@@ -153,7 +123,9 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         goto bad;
     return 1;
 bad:
-    rdrand_bad_param(prov, p);
+    rdrand_bad_param(prov, "provider parameter",
+                     "OSSL_PROVIDER_gettable_params",
+                     rdrand_gettable_params(NULL), p);
     return 0;
 }
 

@@ -316,7 +316,9 @@ static int rdrand_get_ctx_params(void *vctx, OSSL_PARAM params[])
         goto bad;
     return 1;
 bad:
-    RDRAND_RAISE(ctx->prov, RDRAND_R_BAD_PARAMETER, "parameter \"%s\"", p->key);
+    rdrand_bad_param(ctx->prov, "RAND parameter",
+                     "EVP_RAND_gettable_ctx_params",
+                     rdrand_gettable_ctx_params(NULL, NULL), p);
     return 0;
 }
 

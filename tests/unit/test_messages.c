@@ -151,6 +151,47 @@ static void test_real_size_query(void **state)
     RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
 }
 
+/*
+ * A counter asked for as a double: answered while a double holds it
+ * exactly, "out of range" (not "wrong type") past 2^53.
+ */
+static void test_real_past_2_53_is_out_of_range(void **state)
+{
+    double value = -1;
+    OSSL_PARAM as_real[] = {OSSL_PARAM_double(RDRAND_PARAM_SEED_BYTES, &value),
+                            OSSL_PARAM_END};
+
+    (void)state;
+    assert_int_equal(get_params(as_real), 1);
+    assert_true(value >= 0);
+    rdrand_counter_add(RDRAND_CTR_SEED_BYTES, UINT64_C(1) << 53);
+    assert_int_equal(get_params(as_real), 0);
+    assert_last_says(RDRAND_R_BAD_PARAMETER, "out of range");
+    assert_last_says(RDRAND_R_BAD_PARAMETER, "2^53");
+    assert_last_says(RDRAND_R_BAD_PARAMETER, "OSSL_PARAM_uint64");
+    assert_null(strstr(fake_last_message(), "wrong type"));
+}
+
+/* A RAND context's parameters say why, as the provider's do. */
+static void test_rand_param_wrong_type(void **state)
+{
+    char text[16];
+    OSSL_PARAM state_as_utf8[] = {
+        OSSL_PARAM_utf8_string(OSSL_RAND_PARAM_STATE, text, sizeof(text)),
+        OSSL_PARAM_END};
+    void *ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+
+    (void)state;
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(get_ctx_params,
+                             OSSL_FUNC_RAND_GET_CTX_PARAMS)(ctx, state_as_utf8),
+                     0);
+    assert_last_says(RDRAND_R_BAD_PARAMETER,
+                     "RAND parameter \"state\" has the wrong type");
+    assert_last_says(RDRAND_R_BAD_PARAMETER, "EVP_RAND_gettable_ctx_params");
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +201,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_other_type_is_wrong_type, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_real_size_query, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_real_past_2_53_is_out_of_range,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rand_param_wrong_type, setup,
+                                        teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
