@@ -2,13 +2,20 @@
 /*
  * No system call on the seed path.  Load the module named in argv[1]
  * (rdrand or rdrand-sim) into a fresh library context, create its
- * contexts and draw once, then install a seccomp filter that kills the
- * process on any system call but write and exit_group (this test's own
- * reporting) and getpid (OpenSSL 3.0's DRBG checks for a fork on every
- * generate).  Then: 1000 draws straight from an RDRAND context, 1000
- * prediction-resistant generates from a CTR-DRBG seeded by it (each one a
- * get_seed), 1000 RAND_bytes through the library context's DRBG chain
- * seeded by it.  Surviving and the counters moving is the pass.
+ * contexts and draw once with each, then, each in a forked child under a
+ * seccomp filter that kills the process on any other system call:
+ *  - 1000 draws straight from an RDRAND context: write and exit_group
+ *    only (this test's reporting);
+ *  - 1000 prediction-resistant generates from a CTR-DRBG seeded by it
+ *    (each one a get_seed), then 1000 RAND_bytes through the library
+ *    context's DRBG chain reseeding on every request: write, exit_group
+ *    and getpid (OpenSSL's DRBGs check for a fork on every generate);
+ *  - the first draw of a thread started before the filter (TSYNC), which
+ *    may allocate the thread's state (the module is dlopen()ed: glibc
+ *    allocates its TLS block with malloc on first use): write,
+ *    exit_group and the memory calls only.
+ * Each filter is shown to kill what it does not allow; the counters must
+ * move by what the loops ask for.
  * With a config file as argv[2] (warn = stderr) and RDRAND_SIM failing,
  * a failing request under the filter instead (failing_cpu).
  * Exits 77 (skip) when the real module reports no RDRAND.
@@ -19,7 +26,9 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,35 +64,82 @@ static int fail(const char *what)
     return 1;
 }
 
-/* Allow exactly write, exit_group and getpid on x86-64; kill otherwise. */
-static int sandbox(void)
-{
-    struct sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_write, 3, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpid, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {sizeof(filter) / sizeof(filter[0]), filter};
+/* The system calls each phase allows (x86-64); any other kills. */
+static const int seed_path[] = {SYS_write, SYS_exit_group};
+static const int drbg_path[] = {SYS_write, SYS_exit_group, SYS_getpid};
+static const int first_draw[] = {SYS_write,  SYS_exit_group, SYS_mmap,
+                                 SYS_munmap, SYS_mprotect,   SYS_brk,
+                                 SYS_madvise};
+#define ALLOWED(list) list, sizeof(list) / sizeof(list[0])
+#define MAX_ALLOWED 8
 
+/* Install a filter allowing exactly allowed[0..n); TSYNC: all threads. */
+static int sandbox(const int *allowed, size_t n, int tsync)
+{
+    struct sock_filter filter[MAX_ALLOWED + 6];
+    struct sock_fprog prog = {0, filter};
+    size_t i, k = 0;
+
+    if (n > MAX_ALLOWED)
+        return 0;
+    filter[k++] = (struct sock_filter)BPF_STMT(
+        BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    filter[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+                                               AUDIT_ARCH_X86_64, 1, 0);
+    filter[k++] =
+        (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    filter[k++] = (struct sock_filter)BPF_STMT(
+        BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+    /* The i-th comparison jumps over the n - 1 - i after it and the kill. */
+    for (i = 0; i < n; i++)
+        filter[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+                                                   (unsigned int)allowed[i],
+                                                   (unsigned char)(n - i), 0);
+    filter[k++] =
+        (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+    filter[k++] =
+        (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    prog.len = (unsigned short)k;
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-           && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+           && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                      tsync ? SECCOMP_FILTER_FLAG_TSYNC : 0, &prog)
+                  == 0;
 }
 
-/* The filter bites: a child that opens a file under it dies of SIGSYS. */
-static int sandbox_kills(void)
+/* Run fn in a child; 1 when it exits 0, else say how it ended. */
+static int in_child(int (*fn)(void), const char *what)
+{
+    int status;
+    pid_t pid;
+
+    fflush(NULL);
+    if ((pid = fork()) == 0)
+        _exit(fn());
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+        return fail("fork or wait");
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS) {
+        fprintf(stderr,
+                "FAIL: %s: killed by seccomp (a system call the "
+                "filter does not allow; strace -f shows which)\n",
+                what);
+        return 0;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "FAIL: %s (status %#x)\n", what, status);
+        return 0;
+    }
+    return 1;
+}
+
+/* The filter bites: a child that makes system call nr under it dies. */
+static int kills(const int *allowed, size_t n, long nr)
 {
     int status;
     pid_t pid = fork();
 
     if (pid == 0) {
-        if (sandbox())
-            (void)open("/dev/urandom", O_RDONLY);
+        if (sandbox(allowed, n, 0))
+            (void)syscall(nr, -1, 0, 0);
         _exit(0);
     }
     return pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status)
@@ -107,17 +163,131 @@ static int available(OSSL_PROVIDER *prov)
     return OSSL_PROVIDER_get_params(prov, p) && v == 1;
 }
 
+static OSSL_LIB_CTX *libctx;
+static OSSL_PROVIDER *prov;
+static EVP_RAND_CTX *src, *drbg;
+
+/* 1000 direct draws: no system call at all but this test's reporting. */
+static int direct_draws(void)
+{
+    uint64_t requests = counter(prov, RDRAND_PARAM_GENERATE_REQUESTS);
+    uint64_t words = counter(prov, RDRAND_PARAM_RDRAND_WORDS);
+    unsigned char buf[64];
+
+    if (!sandbox(ALLOWED(seed_path), 0))
+        return fail("cannot install the seccomp filter");
+    for (int i = 0; i < ROUNDS; i++)
+        if (!EVP_RAND_generate(src, buf, sizeof(buf), 256, 1, NULL, 0))
+            return fail("EVP_RAND_generate from RDRAND");
+    if (counter(prov, RDRAND_PARAM_GENERATE_REQUESTS) - requests != ROUNDS)
+        return fail("the direct draws were not 1000 generate requests");
+    if (counter(prov, RDRAND_PARAM_RDRAND_WORDS) - words < ROUNDS * 8)
+        return fail("fewer RDRAND words than 1000 64-byte draws need");
+    say("ok - 1000 direct draws under seccomp (write, exit_group)\n");
+    return 0;
+}
+
+/*
+ * 1000 seeds through a prediction-resistant CTR-DRBG, then 1000
+ * RAND_bytes with the library context's public and primary DRBGs set to
+ * reseed on every request: each reaches the provider's get_seed.
+ */
+static int drbg_draws(void)
+{
+    unsigned int one = 1;
+    OSSL_PARAM every[] = {
+        OSSL_PARAM_uint(OSSL_DRBG_PARAM_RESEED_REQUESTS, &one), OSSL_PARAM_END};
+    uint64_t seeds = counter(prov, RDRAND_PARAM_SEED_REQUESTS), pr_seeds;
+    unsigned char buf[64];
+
+    if (!EVP_RAND_CTX_set_params(RAND_get0_primary(libctx), every)
+        || !EVP_RAND_CTX_set_params(RAND_get0_public(libctx), every))
+        return fail("cannot set reseed_requests = 1");
+    if (!sandbox(ALLOWED(drbg_path), 0))
+        return fail("cannot install the seccomp filter");
+    for (int i = 0; i < ROUNDS; i++)
+        if (!EVP_RAND_generate(drbg, buf, sizeof(buf), 256, 1, NULL, 0))
+            return fail("prediction-resistant CTR-DRBG generate");
+    pr_seeds = counter(prov, RDRAND_PARAM_SEED_REQUESTS) - seeds;
+    if (pr_seeds < ROUNDS)
+        return fail("fewer than 1000 seeds for 1000 prediction-resistant "
+                    "generates");
+    seeds += pr_seeds;
+    for (int i = 0; i < ROUNDS; i++)
+        if (RAND_bytes_ex(libctx, buf, sizeof(buf), 0) != 1)
+            return fail("RAND_bytes_ex");
+    if (counter(prov, RDRAND_PARAM_SEED_REQUESTS) - seeds < ROUNDS)
+        return fail("fewer than 1000 seeds for 1000 RAND_bytes reseeding "
+                    "every request");
+    if (counter(prov, RDRAND_PARAM_SEED_FAILURES) != 0)
+        return fail("a seed request failed");
+    say("ok - 1000 prediction-resistant seeds and 1000 reseeding RAND_bytes "
+        "under seccomp (write, exit_group, getpid)\n");
+    return 0;
+}
+
+static atomic_int thread_ready, thread_go, thread_result;
+
+static void *first_draw_thread(void *arg)
+{
+    unsigned char buf[64];
+
+    (void)arg;
+    /* Started (its own system calls done); no call until the filter is in. */
+    atomic_store(&thread_ready, 1);
+    while (!atomic_load(&thread_go))
+        ;
+    atomic_store(
+        &thread_result,
+        EVP_RAND_generate(src, buf, sizeof(buf), 256, 0, NULL, 0)
+                && EVP_RAND_generate(src, buf, sizeof(buf), 256, 0, NULL, 0)
+            ? 1
+            : 2);
+    /* Ending a thread makes system calls: wait for the process's exit. */
+    for (;;)
+        ;
+    return NULL; /* not reached */
+}
+
+/*
+ * A thread started before the filter draws for the first time under it:
+ * its thread state may be allocated (memory calls), nothing else.
+ */
+static int thread_first_draw(void)
+{
+    pthread_t thread;
+    int result;
+
+    if (pthread_create(&thread, NULL, first_draw_thread, NULL) != 0)
+        return fail("cannot start the thread");
+    while (!atomic_load(&thread_ready))
+        ;
+    if (!sandbox(ALLOWED(first_draw), 1))
+        return fail("cannot install the seccomp filter (TSYNC)");
+    atomic_store(&thread_go, 1);
+    /* No futex under the filter: wait by spinning, the draw is short. */
+    while ((result = atomic_load(&thread_result)) == 0)
+        ;
+    if (result != 1)
+        return fail("a thread's first draw failed");
+    say("ok - a thread's first draws under seccomp (write, exit_group, "
+        "memory calls)\n");
+    return 0;
+}
+
 /*
  * Under the filter, with RDRAND_SIM failing from some word on and the
  * provider configured warn = stderr: the failing request fails, its
  * one-shot warning is a write(2), and the process lives on.
  */
-static int failing_cpu(OSSL_PROVIDER *prov, EVP_RAND_CTX *src)
+static int failing_cpu(void)
 {
     uint64_t hw_failures = counter(prov, RDRAND_PARAM_RDRAND_FAILURES);
     unsigned char buf[64];
     int i;
 
+    if (!sandbox(ALLOWED(seed_path), 0))
+        return fail("cannot install the seccomp filter");
     for (i = 0; i < ROUNDS; i++)
         if (!EVP_RAND_generate(src, buf, sizeof(buf), 256, 0, NULL, 0))
             break;
@@ -129,7 +299,7 @@ static int failing_cpu(OSSL_PROVIDER *prov, EVP_RAND_CTX *src)
         return fail("rdrand-failures did not move");
     say("ok - a failing CPU under seccomp: the request failed, the "
         "warning went to stderr, the process lives\n");
-    _exit(0);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -137,19 +307,16 @@ int main(int argc, char **argv)
     const char *module = argc > 1 ? argv[1] : RDRAND_PROVIDER_NAME;
     const char *conf = argc > 2 ? argv[2] : NULL;
     char propq[64];
-    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
-    OSSL_PROVIDER *prov, *deflt;
+    OSSL_PROVIDER *deflt;
     EVP_RAND *rdrand_alg, *drbg_alg;
-    EVP_RAND_CTX *src, *drbg;
     char aes[] = "AES-256-CTR";
     OSSL_PARAM cipher[] = {
         OSSL_PARAM_utf8_string(OSSL_DRBG_PARAM_CIPHER, aes, sizeof(aes) - 1),
         OSSL_PARAM_END};
     unsigned char buf[64];
-    uint64_t seeds, words;
 
     snprintf(propq, sizeof(propq), "provider=%s", module);
-    if (libctx == NULL
+    if ((libctx = OSSL_LIB_CTX_new()) == NULL
         || (conf != NULL && !OSSL_LIB_CTX_load_config(libctx, conf)))
         return fail("cannot load the configuration");
     if ((prov = OSSL_PROVIDER_load(libctx, module)) == NULL
@@ -176,32 +343,18 @@ int main(int argc, char **argv)
         || !EVP_RAND_generate(drbg, buf, sizeof(buf), 256, 1, NULL, 0)
         || RAND_bytes_ex(libctx, buf, sizeof(buf), 0) != 1)
         return fail("the first draws failed");
-    seeds = counter(prov, RDRAND_PARAM_SEED_REQUESTS);
-    words = counter(prov, RDRAND_PARAM_RDRAND_WORDS);
-    fflush(NULL);
-    if (!sandbox_kills())
-        return fail("the seccomp filter does not kill on open()");
-    if (!sandbox())
-        return fail("cannot install the seccomp filter");
+    if (!kills(ALLOWED(seed_path), SYS_openat)
+        || !kills(ALLOWED(seed_path), SYS_getpid)
+        || !kills(ALLOWED(drbg_path), SYS_openat)
+        || !kills(ALLOWED(first_draw), SYS_openat)
+        || !kills(ALLOWED(first_draw), SYS_getpid)
+        || !kills(ALLOWED(first_draw), SYS_futex))
+        return fail("a seccomp filter does not kill what it does not allow");
     if (conf != NULL)
-        return failing_cpu(prov, src);
-    for (int i = 0; i < ROUNDS; i++)
-        if (!EVP_RAND_generate(src, buf, sizeof(buf), 256, 1, NULL, 0))
-            return fail("EVP_RAND_generate from RDRAND");
-    for (int i = 0; i < ROUNDS; i++)
-        if (!EVP_RAND_generate(drbg, buf, sizeof(buf), 256, 1, NULL, 0))
-            return fail("prediction-resistant CTR-DRBG generate");
-    for (int i = 0; i < ROUNDS; i++)
-        if (RAND_bytes_ex(libctx, buf, sizeof(buf), 0) != 1)
-            return fail("RAND_bytes_ex");
-    if (counter(prov, RDRAND_PARAM_SEED_REQUESTS) - seeds < ROUNDS)
-        return fail("fewer than 1000 seeds were drawn");
-    /* 64 bytes a direct draw, at least 32 a seed: 8 + 4 words a round. */
-    if (counter(prov, RDRAND_PARAM_RDRAND_WORDS) - words < ROUNDS * 12)
-        return fail("fewer RDRAND words than the draws need");
-    if (counter(prov, RDRAND_PARAM_SEED_FAILURES) != 0)
-        return fail("a seed request failed");
-    say("ok - 1000 direct draws, 1000 prediction-resistant seeds and 1000 "
-        "RAND_bytes under seccomp (write, exit_group, getpid)\n");
-    _exit(0); /* no cleanup: freeing may return memory to the kernel */
+        return in_child(failing_cpu, "a failing CPU") ? 0 : 1;
+    return in_child(direct_draws, "direct draws")
+                   && in_child(drbg_draws, "DRBG draws")
+                   && in_child(thread_first_draw, "a thread's first draw")
+               ? 0
+               : 1;
 }
