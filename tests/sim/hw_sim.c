@@ -164,6 +164,19 @@ static int sim_split(char *copy, char **items, size_t *n, char *err,
     return 1;
 }
 
+/* An execution count: decimal, from 1 (executions count from 1). */
+static int sim_parse_count(const char *key, const char *value, uint64_t *n,
+                           char *err, size_t errlen)
+{
+    if (!sim_parse_u64(value, 10, 20, n))
+        return 0;
+    if (*n == 0)
+        return sim_error(err, errlen,
+                         "%s=0: must be nonzero (executions count from 1)",
+                         key);
+    return 1;
+}
+
 static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
                      size_t errlen)
 {
@@ -188,11 +201,9 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
         else if (strcmp(item, "rdrand") == 0 && strcmp(value, "present") == 0)
             cpu->rdrand_present = 1;
         else if (strcmp(item, "fail-at") == 0)
-            ok =
-                sim_parse_u64(value, 10, 20, &cpu->fail_at) && cpu->fail_at > 0;
+            ok = sim_parse_count(item, value, &cpu->fail_at, err, errlen);
         else if (strcmp(item, "fail-from") == 0)
-            ok = sim_parse_u64(value, 10, 20, &cpu->fail_from)
-                 && cpu->fail_from > 0;
+            ok = sim_parse_count(item, value, &cpu->fail_from, err, errlen);
         else if (strcmp(item, "value") == 0)
             ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
         else if (strcmp(item, "words") == 0)
@@ -208,6 +219,10 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
         if (!ok && err[0] == '\0')
             sim_error(err, errlen, "\"%s=%s\" is not understood", item, value);
     }
+    /* Both give every word: one would silently win over the other. */
+    if (ok && cpu->have_value && cpu->nwords != 0)
+        ok = sim_error(err, errlen,
+                       "value= and words= both give the words: use one");
     if (ok)
         strcpy(sim_coco, coco);
     rdrand_sim_coco_select(sim_coco); /* a bad spec changes nothing */

@@ -92,7 +92,8 @@ static void test_counts(void **state)
 {
     (void)state;
     accepted("fail-at=3,fail-from=10");
-    refused("fail-at=0", "fail-at=0");
+    refused("fail-at=0", "fail-at=0: must be nonzero");
+    refused("fail-from=0", "fail-from=0: must be nonzero");
     refused("fail-at=+3", "not understood");
     refused("fail-at=0x3", "not understood");
     refused("fail-from=", "not understood");
@@ -162,6 +163,13 @@ static void test_words(void **state)
     refused(spec, "not a regular file");
     snprintf(spec, sizeof(spec), "words=%s/missing", dir);
     refused(spec, "No such file");
+    /* value= and words= both give the words: refused, in either order. */
+    snprintf(spec, sizeof(spec), "value=2a,words=%s",
+             words_file("ok", "0123456789abcdef\n"));
+    refused(spec, "value= and words= both give the words");
+    snprintf(spec, sizeof(spec), "words=%s,value=2a",
+             words_file("ok", "0123456789abcdef\n"));
+    refused(spec, "value= and words= both give the words");
 }
 
 /* A refused spec leaves the previous CPU in place. */
