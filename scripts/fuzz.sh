@@ -28,7 +28,9 @@ for h in "${harnesses[@]}"; do
     out=$dir/fuzz
     mkdir -p "$out/corpus-$h"
     log=$out/$h.log
-    if ! "$out/fuzz_$h" -max_total_time="$seconds" -print_final_stats=1 \
+    # -timeout: an input that runs 10 s is a finding (a hang), not a stall.
+    if ! "$out/fuzz_$h" -max_total_time="$seconds" -timeout=10 \
+        -print_final_stats=1 \
         -artifact_prefix="$out/$h-" "$out/corpus-$h" \
         "tests/fuzz/corpus/$h" >"$log" 2>&1; then
         tail -n 40 "$log"
