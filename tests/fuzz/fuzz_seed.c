@@ -9,11 +9,16 @@
  *     max_len, and delivered only if no executed word failed;
  *   - a failed request delivers nothing: no seed pointer, generate's
  *     buffer untouched or wiped whole, never partly written;
- *   - a healthy CPU serves every consistent request (until the first
- *     bad word: the continuous tests' state spans requests);
+ *   - a healthy CPU serves every consistent request, and a stuck one
+ *     (every word the same) none that draws a word;
  *   - the request counters move by one, the failure counters by one
  *     exactly when the request failed, seed-bytes by the length delivered.
+ * Each input runs on a thread of its own: the continuous tests' state is
+ * per thread and spans requests (docs/health-tests.md), so a fresh thread
+ * (cold state, self-tested on its first draw) makes every assertion hold
+ * for the input alone, whatever the inputs before it fed.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +39,6 @@ static const OSSL_DISPATCH *prov;
 static OSSL_FUNC_rand_get_seed_fn *get_seed;
 static OSSL_FUNC_rand_clear_seed_fn *clear_seed;
 static OSSL_FUNC_rand_generate_fn *generate;
-static int healthy = 1; /* no bad word fed in this process yet */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -79,8 +83,9 @@ static void check(int ok)
         abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void fuzz_one(const uint8_t *data, size_t size)
 {
+    int healthy;
     uint64_t before[RDRAND_CTR_COUNT], fail_word;
     unsigned char adin[16] = {0}, *out, *seed = (unsigned char *)1;
     char spec[64], err[128];
@@ -112,20 +117,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                  (unsigned long long)fail_word * 0x9e3779b97f4a7c15ULL);
         break;
     }
-    /*
-     * Configuring resets the simulated CPU's stream, and a replayed
-     * stream is a defect the health tests catch: a healthy CPU that is
-     * already in place is kept.
-     */
-    if (!(healthy && (mode & 3) == 0))
-        check(rdrand_sim_configure(spec, err, sizeof(err)));
-    /*
-     * The continuous tests' state spans requests, contexts and instances
-     * (per thread, docs/health-tests.md): once bad words have been fed,
-     * a later healthy request may still fail, closed.  So a healthy CPU
-     * must serve every consistent request only until then.
-     */
-    healthy = healthy && (mode & 3) == 0;
+    /* The stream starts over: this thread's health state never saw it. */
+    check(rdrand_sim_configure(spec, err, sizeof(err)));
+    healthy = (mode & 3) == 0;
     for (int c = 0; c < RDRAND_CTR_COUNT; c++)
         before[c] = rdrand_counter_get(c);
 #define MOVED(c) (rdrand_counter_get(c) - before[c])
@@ -146,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* Delivered only if every executed word was good. */
             check((mode & 3) == 0 || (mode & 3) == 3
                   || rdrand_sim_executions() < fail_word + 1);
+            check((mode & 3) != 3); /* a seed draws a word: stuck fails */
             clear_seed(ctx, seed, len);
         } else {
             check(seed == NULL);
@@ -169,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(strength <= 256);
             check((mode & 3) == 0 || (mode & 3) == 3
                   || rdrand_sim_executions() < fail_word + 1);
+            /* Stuck: served only if no word was drawn (nothing asked). */
+            check((mode & 3) != 3 || rdrand_sim_executions() == 0);
         } else {
             size_t untouched = 0, zero = 0;
 
@@ -180,5 +177,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         free(out);
     }
+}
+
+struct fuzz_input {
+    const uint8_t *data;
+    size_t size;
+};
+
+static void *fuzz_thread(void *arg)
+{
+    const struct fuzz_input *in = arg;
+
+    fuzz_one(in->data, in->size);
+    return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct fuzz_input in = {data, size};
+    pthread_t thread;
+
+    check(pthread_create(&thread, NULL, fuzz_thread, &in) == 0);
+    check(pthread_join(thread, NULL) == 0);
     return 0;
 }

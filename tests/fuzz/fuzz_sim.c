@@ -97,10 +97,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         memcpy(spec, data + 1, size - 1);
         spec[size - 1] = '\0';
-        if (strstr(spec, "words") == NULL
-            && rdrand_sim_configure(spec, err, sizeof(err))
-            && rdrand_sim_executions() != 0)
+        /*
+         * From a known CPU: an accepted spec starts a fresh count of
+         * executions; a refused one says why (a NUL-terminated message;
+         * it quotes the spec, newlines included) and leaves the known
+         * CPU in place.
+         */
+        if (!rdrand_sim_configure("value=2a", err, sizeof(err)))
             abort();
+        if (strstr(spec, "words") == NULL) {
+            if (rdrand_sim_configure(spec, err, sizeof(err))) {
+                if (rdrand_sim_executions() != 0)
+                    abort();
+            } else {
+                uint64_t w = 0;
+
+                if (err[0] == '\0' || memchr(err, '\0', sizeof(err)) == NULL)
+                    abort(); /* a refusal must say why */
+                if (rdrand_hw_rdrand64(&w) != 1 || w != 0x2a)
+                    abort(); /* a refusal must change nothing */
+            }
+        }
         free(spec);
     } else {
         FILE *f = fopen(path, "w");
