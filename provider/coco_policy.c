@@ -24,11 +24,30 @@
  */
 static _Atomic int rdrand_coco_failed_reason;
 
+/*
+ * The same verdict for a fault after load: in a guest, a fault met by
+ * any instance fails every instance, the ones already loaded (each
+ * request loads the verdict, rdrand_source_fill) and later ones (their
+ * check at load reads it).  The first reason is kept.
+ */
+void rdrand_coco_fail(int reason)
+{
+    int expected = RDRAND_R_OK;
+
+    atomic_compare_exchange_strong(&rdrand_coco_failed_reason, &expected,
+                                   reason);
+}
+
+int rdrand_coco_verdict(void)
+{
+    return atomic_load(&rdrand_coco_failed_reason);
+}
+
 int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
                            size_t scratch_len)
 {
     size_t len = prov->config.coco_seed_bits / 8;
-    int reason = atomic_load(&rdrand_coco_failed_reason), expected = 0;
+    int reason = rdrand_coco_verdict();
 
     if (reason != RDRAND_R_OK)
         return reason; /* the caller latches it with its CoCo reason */
@@ -48,8 +67,7 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
             rdrand_source_fault(prov, reason, NULL);
     }
     if (reason != RDRAND_R_OK)
-        atomic_compare_exchange_strong(&rdrand_coco_failed_reason, &expected,
-                                       reason);
+        rdrand_coco_fail(reason);
     return reason;
 }
 

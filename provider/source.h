@@ -23,6 +23,14 @@ int rdrand_source_selftest(void);
 struct rdrand_health *rdrand_source_health(void);
 
 /*
+ * Forget the calling thread's test state, the process's count of faults
+ * and its self-test samples.  Nothing in the provider calls it: unit
+ * tests do when they start a new simulated CPU (a new stream of words)
+ * with no other thread drawing.
+ */
+void rdrand_source_forget(void);
+
+/*
  * Fill out[0..len) with health-checked RDRAND output, all or nothing,
  * through the calling thread's continuous tests (after its self-test,
  * the first time).  request names the request in error messages

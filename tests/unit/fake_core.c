@@ -104,8 +104,8 @@ int fake_provider_init(const char *sim_spec, const char *const *config,
     static int handle;
 
     sim_or_fail(sim_spec);
-    /* A new simulated CPU: this thread's health tests start over. */
-    rdrand_health_init(rdrand_source_health());
+    /* A new simulated CPU: the health tests start over. */
+    rdrand_source_forget();
     fake_core_reset(config);
     *provctx = NULL;
     *prov_out = NULL;

@@ -128,7 +128,7 @@ static void configure(const struct defect *d, size_t onset, char *path)
     sim_or_fail(spec);
     assert_int_equal(unlink(path), 0);
     /* A new simulated CPU: this thread's tests start over with it. */
-    rdrand_health_init(rdrand_source_health());
+    rdrand_source_forget();
 }
 
 enum mode { SAME_CTX, FRESH_CTX, FRESH_LIBCTX, NEW_THREAD, SEED, NMODES };

@@ -635,14 +635,14 @@ static void coco_latch_holds(struct fixture *f, int reason)
     assert_int_equal(rdrand_sim_executions(), 0);
 }
 
-static void test_coco_stuck_latches_forever(void **state)
+static void coco_stuck_latches_forever_scenario(void *arg)
 {
     const struct fail_expect first = {RDRAND_R_REPEATED_WORD, 6, 0, 1, 1,
                                       FAILED_CLOSED};
     struct fixture f;
     struct script s = {0};
 
-    (void)state;
+    (void)arg;
     stuck_then_good_script(&s, COCO_INIT_WORDS);
     fixture_up(&f, NULL, &s, "coco=tdx");
     assert_int_equal(rdrand_sim_executions(), COCO_INIT_WORDS);
@@ -657,14 +657,21 @@ static void test_coco_stuck_latches_forever(void **state)
     fixture_down(&f);
 }
 
-static void test_coco_cf0_latches_forever(void **state)
+/* Forked: the fault is the process's CoCo verdict, for good. */
+static void test_coco_stuck_latches_forever(void **state)
+{
+    (void)state;
+    fake_in_child(coco_stuck_latches_forever_scenario, NULL);
+}
+
+static void coco_cf0_latches_forever_scenario(void *arg)
 {
     const struct fail_expect first = {RDRAND_R_RDRAND_FAILED, 3, 1, 0, 1,
                                       FAILED_CLOSED};
     struct fixture f;
     char spec[48];
 
-    (void)state;
+    (void)arg;
     snprintf(spec, sizeof(spec), "coco=tdx,fail-at=%d", COCO_INIT_WORDS + 3);
     fixture_up(&f, spec, NULL, "");
     assert_int_equal(rdrand_sim_executions(), COCO_INIT_WORDS);
@@ -673,6 +680,13 @@ static void test_coco_cf0_latches_forever(void **state)
     request_fails(&f, GENERATE, 64, &first);
     coco_latch_holds(&f, RDRAND_R_RDRAND_FAILED);
     fixture_down(&f);
+}
+
+/* Forked: the fault is the process's CoCo verdict, for good. */
+static void test_coco_cf0_latches_forever(void **state)
+{
+    (void)state;
+    fake_in_child(coco_cf0_latches_forever_scenario, NULL);
 }
 
 /* ---- the CoCo verdict is the process's ---- */
