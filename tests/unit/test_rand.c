@@ -380,6 +380,64 @@ static void test_fault_during_recovery(void **state)
     fixture_down(&f);
 }
 
+/*
+ * The generation: while this request's recovery self-test runs, another
+ * thread's request recovers (clearing the latch) and then a new fault of
+ * the same reason comes.  The latch then reads as it did when this
+ * recovery began; only the generation tells the new fault from the old,
+ * so this recovery must not clear it.  Fails if a recovery resets the
+ * generation along with the reason.
+ */
+static void *recover_elsewhere_run(void *arg)
+{
+    struct fixture *f = arg;
+    unsigned char *seed = NULL;
+    void *ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(f->provctx, NULL, NULL);
+
+    if (ctx != NULL
+        && RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(ctx, 0, 0, NULL, 0,
+                                                            NULL)
+        && f->get_seed(ctx, &seed, 256, 32, 64, 0, NULL, 0) == 32)
+        f->clear_seed(ctx, seed, 32);
+    else
+        seed = NULL;
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    return seed;
+}
+
+static void recovery_then_fault(void *arg)
+{
+    struct fixture *f = arg;
+    pthread_t t;
+    void *served = NULL;
+
+    assert_int_equal(pthread_create(&t, NULL, recover_elsewhere_run, f), 0);
+    assert_int_equal(pthread_join(t, &served), 0);
+    assert_non_null(served); /* it recovered and served */
+    rdrand_source_fault(f->provctx, RDRAND_R_RDRAND_FAILED, NULL);
+}
+
+static void test_fault_after_recovery_during_recovery(void **state)
+{
+    struct fixture f;
+    unsigned char *seed = (unsigned char *)1;
+    char spec[32];
+
+    (void)state;
+    snprintf(spec, sizeof(spec), "fail-at=%d", 64 + 1);
+    fixture_up(&f, spec);
+    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+    /* This thread's recovery self-test: executions 66..129; at the 3rd. */
+    rdrand_sim_at_execution(64 + 4, recovery_then_fault, &f);
+    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+    assert_null(seed);
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+    assert_non_null(strstr(fake_last_message(), "during recovery"));
+    assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
+    fixture_down(&f);
+}
+
 static void test_parent_refused_and_uninstantiated(void **state)
 {
     struct fixture f;
@@ -702,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_generate_counters),
         cmocka_unit_test(test_wrong_param_types),
         cmocka_unit_test(test_fault_during_recovery),
+        cmocka_unit_test(test_fault_after_recovery_during_recovery),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_threads_seed_outside_lock),
