@@ -111,6 +111,8 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
      */
     rdrand_health_close_group(h, h->s.group, 0);
     memset(h->s.group, 0, sizeof(h->s.group));
+    /* It says what h says about the words just delivered: not left behind. */
+    OPENSSL_cleanse(&c, sizeof(c));
     OPENSSL_cleanse(&word, sizeof(word));
     OPENSSL_cleanse(&next, sizeof(next));
     if (verdict != 0)

@@ -3,11 +3,13 @@
  * Health tests on RDRAND words (SP 800-90B 4.4) and the startup self-test.
  *
  * RDRAND is the output of a DRBG, so a working unit gives uniform 64-bit
- * words (H = 64 per word, H = 8 per byte, H = 1 per bit).  Each cutoff
- * makes such a source trip with probability <= 2^-40 per 512-word window:
- * a trip fails the request and latches the source, so false alarms must
- * be vanishingly rare, while the known defects are gross.  Rates for a
- * clean source (docs/health-tests.md has the table and the catch points):
+ * words (H = 64 per word, H = 8 per byte, H = 1 per bit).  Each test's
+ * cutoff makes such a source trip it with probability <= 2^-40 per
+ * 512-word window (the APT: per lane; over its 8 lanes 2^-37.9), all
+ * tests together about 4.6e-12 = 2^-37.7 per window: a trip fails the
+ * request and latches the source, so false alarms must be vanishingly
+ * rare, while the known defects are gross.  Rates for a clean source
+ * (docs/health-tests.md has the table and the catch points):
  *
  *   - word == 0, word == ~0: 2^-64 per word each.
  *   - Repetition count test, C = 1 + ceil(40 / 64) = 2 (any immediate
@@ -35,7 +37,7 @@
  *   - Adaptive proportion test per byte lane, W = 512, C = 20: the count
  *     is 1 + Binomial(511, 2^-8) (the reference always counts itself), so
  *     P(count >= 20) = P(Bin(511, 2^-8) >= 19) = 4.77e-13 = 2^-40.93 per
- *     lane-window, <= 3.8e-12 per 512 words (8 lanes).  The textbook
+ *     lane-window, <= 3.8e-12 = 2^-37.9 per 512 words (8 lanes).  The textbook
  *     1 + CRITBINOM(512, 2^-8, 1 - 2^-40) = 19 ignores the self-match:
  *     with C = 19 the real rate would be 2^-37.6.  The reference sample is
  *     a word drawn for that purpose and never delivered (draw.c).

@@ -37,10 +37,10 @@ _Static_assert(RDRAND_BIT_BLOCK % RDRAND_HISTORY_WORDS == 0,
 
 /*
  * Continuous-test state of one stream of words.  Not thread-safe: the
- * provider keeps one per thread (source.c).  It keeps no delivered word:
- * digests, counts, a reference word that was never delivered, and the
- * OR of the current bit block and of its complement (docs/health-tests.md,
- * "What stays in memory").
+ * provider keeps one per thread (source.c).  It keeps no copy of a
+ * delivered word, but its block ORs and window counts say much about the
+ * recent ones, at times all of one (docs/health-tests.md, "What stays in
+ * memory").
  */
 struct rdrand_health_scalars {
     uint64_t key[2];              /* digest key, never delivered */
