@@ -10,7 +10,8 @@
  *   - in a confidential guest a fault met by one library context fails
  *     every other one, loaded before or after;
  *   - after a trip in one library context, another one on the same thread
- *     self-tests before it serves.
+ *     self-tests before it serves;
+ *   - a thread's test state is wiped when the thread exits.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -30,6 +31,7 @@
 #include "rdrand_provider.h"
 
 #include "fake_core.h"
+#include "health.h"
 #include "sim.h"
 #include "source.h"
 
@@ -226,8 +228,9 @@ static void test_transient_bias_clears(void **state)
 
 /* ---- 3: a cycle across threads ---- */
 
-#define CYCLE 70 /* longer than a self-test: its all-distinct rule misses it   \
-                  */
+#define CYCLE                                                                  \
+    70 /* longer than a self-test: its all-distinct rule misses it             \
+        */
 
 static uint64_t cycle_word(size_t i)
 {
@@ -394,6 +397,62 @@ static void test_trip_stops_other_libctx(void **state)
     session_down(&one);
 }
 
+/* ---- the thread's state is wiped when the thread exits ---- */
+
+static pthread_key_t observer_key;
+static int state_nonzero_before, state_nonzero_at_exit = -1;
+
+static int nonzero(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    int any = 0;
+
+    for (size_t i = 0; i < n; i++)
+        any |= b[i] != 0;
+    return any;
+}
+
+/*
+ * A key created after the provider's: glibc runs key destructors in the
+ * order of the keys, so this one sees the state after the provider's
+ * destructor and before the thread's TLS is freed.
+ */
+static void observe_at_exit(void *state)
+{
+    state_nonzero_at_exit = nonzero(state, sizeof(struct rdrand_health));
+}
+
+static void *draw_and_exit_run(void *arg)
+{
+    unsigned char buf[48];
+    struct session *s = arg;
+
+    if (request(s, buf, sizeof(buf))) {
+        state_nonzero_before =
+            nonzero(rdrand_source_health(), sizeof(struct rdrand_health));
+        pthread_setspecific(observer_key, rdrand_source_health());
+    }
+    return NULL;
+}
+
+static void test_state_wiped_at_thread_exit(void **state)
+{
+    struct session s;
+    pthread_t t;
+
+    (void)state;
+    sim_or_fail("");
+    rdrand_source_forget();
+    assert_int_equal(session_up(&s), 1); /* its self-test registers */
+    assert_int_equal(pthread_key_create(&observer_key, observe_at_exit), 0);
+    assert_int_equal(pthread_create(&t, NULL, draw_and_exit_run, &s), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(state_nonzero_before, 1);
+    assert_int_equal(state_nonzero_at_exit, 0);
+    assert_int_equal(pthread_key_delete(observer_key), 0);
+    session_down(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_coco_fault_fails_every_libctx),
         cmocka_unit_test(test_fault_makes_other_libctx_selftest),
         cmocka_unit_test(test_trip_stops_other_libctx),
+        cmocka_unit_test(test_state_wiped_at_thread_exit),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
