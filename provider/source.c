@@ -111,8 +111,8 @@ int rdrand_source_selftest(void)
         reason = rdrand_health_selftest(&rdrand_thread_health, words,
                                         RDRAND_SELFTEST_WORDS);
     /* A word of an earlier self-test, on any thread: the output cycles. */
-    if (rdrand_samples_seen(words, RDRAND_SELFTEST_WORDS)
-        && reason == RDRAND_R_OK) {
+    if (reason == RDRAND_R_OK
+        && rdrand_samples_seen(words, RDRAND_SELFTEST_WORDS)) {
         reason = RDRAND_R_SELFTEST_FAILED;
         rdrand_thread_health.warm = 0;
     }
