@@ -32,10 +32,8 @@ static _Thread_local struct rdrand_health rdrand_thread_health;
  * What the thread has answered of the process's trips (below), and
  * whether its state is registered for the wipe at thread exit.
  */
-static _Thread_local struct {
-    uint64_t trips;
-    int wiped_at_exit;
-} rdrand_thread;
+static _Thread_local uint64_t rdrand_thread_trips;
+static _Thread_local int rdrand_thread_wiped_at_exit;
 
 /*
  * Every fault anywhere in the process (a health-test trip, CF=0) is a
@@ -80,12 +78,12 @@ static void rdrand_exit_key_init(void)
 
 static void rdrand_wipe_at_exit(void)
 {
-    if (rdrand_thread.wiped_at_exit)
+    if (rdrand_thread_wiped_at_exit)
         return;
     if (CRYPTO_THREAD_run_once(&rdrand_exit_once, rdrand_exit_key_init)
         && rdrand_exit_key_ok
         && CRYPTO_THREAD_set_local(&rdrand_exit_key, &rdrand_thread_health))
-        rdrand_thread.wiped_at_exit = 1;
+        rdrand_thread_wiped_at_exit = 1;
 }
 
 struct rdrand_health *rdrand_source_health(void)
@@ -97,7 +95,7 @@ void rdrand_source_forget(void)
 {
     rdrand_health_init(&rdrand_thread_health);
     atomic_store(&rdrand_trips, 0);
-    rdrand_thread.trips = 0;
+    rdrand_thread_trips = 0;
     rdrand_samples_forget();
 }
 
@@ -268,14 +266,14 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
         return 0;
     }
     if (latched != RDRAND_R_OK || !rdrand_thread_health.warm
-        || trips != rdrand_thread.trips) {
-        int windowed = trips >> 32 != rdrand_thread.trips >> 32
+        || trips != rdrand_thread_trips) {
+        int windowed = trips >> 32 != rdrand_thread_trips >> 32
                        || latched == RDRAND_R_ADAPTIVE_PROPORTION
                        || latched == RDRAND_R_BIASED_BIT;
 
         reason = rdrand_source_recover(windowed);
         if (reason == RDRAND_R_OK)
-            rdrand_thread.trips = trips; /* a later fault is not answered */
+            rdrand_thread_trips = trips; /* a later fault is not answered */
         /* Clear only if no fault came while the self-test ran. */
         if (reason == RDRAND_R_OK && latched != RDRAND_R_OK
             && !atomic_compare_exchange_strong(&prov->fault_state, &state,
