@@ -17,6 +17,12 @@ exports_only_init() {
         grep -v '^_' | sort | tr '\n' ' ')" = "OSSL_provider_init " ]
 }
 no_simulation() { ! strings "$1" | has RDRAND_SIM; }
+# Test-only entry points of rdrand_core are garbage-collected at link.
+no_test_hooks() {
+    local syms
+    syms=$(nm "$1") && has -w OSSL_provider_init <<<"$syms" &&
+        ! has -w rdrand_source_forget <<<"$syms"
+}
 no_getenv() { ! nm -D --undefined-only "$1" | has -w -e getenv -e secure_getenv; }
 bind_now() { readelf -d "$1" | has -e BIND_NOW -e 'FLAGS.*NOW'; }
 no_delete() { readelf -d "$1" | has 'FLAGS_1.*NODELETE'; }
@@ -39,6 +45,8 @@ cet() {
 check "rdrand.so exists with no lib prefix" test -f "$so"
 check "rdrand.so exports exactly OSSL_provider_init" exports_only_init "$so"
 check "rdrand.so carries no simulation (no RDRAND_SIM)" no_simulation "$so"
+check "rdrand.so carries no test-only function (rdrand_source_forget)" \
+    no_test_hooks "$so"
 check "rdrand.so imports no getenv" no_getenv "$so"
 check "rdrand.so is linked with -z now" bind_now "$so"
 check "rdrand.so stays mapped after dlclose (-z nodelete)" no_delete "$so"
