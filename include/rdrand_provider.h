@@ -20,6 +20,14 @@
 #define RDRAND_ALGORITHM_NAME "RDRAND"
 /* Property query that selects this provider's implementation. */
 #define RDRAND_PROPERTY_QUERY "provider=rdrand"
+/*
+ * The same for a library context whose default properties are "fips=yes"
+ * (EVP_default_properties_enable_fips, or default_properties = fips=yes):
+ * "-fips" lifts that default for this fetch.  RDRAND is not a FIPS
+ * algorithm, and with RDRAND_PROPERTY_QUERY there the fetch fails and
+ * OpenSSL silently seeds from the OS (docs/compatibility.md).
+ */
+#define RDRAND_PROPERTY_QUERY_FIPS "provider=rdrand,-fips"
 
 /* Provider parameters (OSSL_PROVIDER_get_params). */
 /* uint64: RDRAND instructions executed. */

@@ -478,53 +478,139 @@ static void unquote(int which, char *out, size_t len)
     out[n - 1] = '\0';
 }
 
+/* This OpenSSL's fipsmodule.cnf (written by install_fips). */
+static void fipsmodule_cnf(char *out, size_t len)
+{
+    char dir[512];
+
+    unquote(OPENSSL_DIR, dir, sizeof(dir));
+    snprintf(out, len, "%s/fipsmodule.cnf", dir);
+}
+
 /* 3.5+ (where the FIPS provider reads our seed) with fipsmodule.cnf. */
 static int fips_available(void)
 {
-    char dir[512], cnf[600];
+    char cnf[600];
 
-    unquote(OPENSSL_DIR, dir, sizeof(dir));
-    snprintf(cnf, sizeof(cnf), "%s/fipsmodule.cnf", dir);
+    fipsmodule_cnf(cnf, sizeof(cnf));
     return at_least(3, 5) && access(cnf, R_OK) == 0;
 }
 
 /*
  * A library context with the FIPS provider and base activated from a
- * config that includes this OpenSSL's fipsmodule.cnf, rdrand-sim loaded
- * and selected as the seed source, the DRBGs of the FIPS provider.
+ * config that includes this OpenSSL's fipsmodule.cnf, fips=yes default
+ * properties (what a FIPS application sets), rdrand-sim loaded and
+ * selected as the seed source with PROPQ, the DRBGs of the FIPS provider.
+ * NULL on any failure: it also runs in forked children, where a cmocka
+ * assertion cannot.
  */
-static OSSL_LIB_CTX *fips_libctx(OSSL_PROVIDER **sim)
+static OSSL_LIB_CTX *fips_libctx_with(OSSL_PROVIDER **sim, const char *propq)
 {
-    char dir[512], modules[512], cnf[1100], path[] = "/tmp/rdrand-fips-XXXXXX";
+    char modules[512], cnf[600], path[] = "/tmp/rdrand-fips-XXXXXX";
     const char *sim_dir = getenv("OPENSSL_MODULES");
     OSSL_LIB_CTX *libctx;
     FILE *f;
-    int fd;
+    int fd, ok;
 
-    unquote(OPENSSL_DIR, dir, sizeof(dir));
     unquote(OPENSSL_MODULES_DIR, modules, sizeof(modules));
-    snprintf(cnf, sizeof(cnf), "%s/fipsmodule.cnf", dir);
-    assert_non_null(sim_dir);
-    assert_true((fd = mkstemp(path)) >= 0);
-    assert_non_null(f = fdopen(fd, "w"));
+    fipsmodule_cnf(cnf, sizeof(cnf));
+    if (sim_dir == NULL || (fd = mkstemp(path)) < 0)
+        return NULL;
+    if ((f = fdopen(fd, "w")) == NULL)
+        return NULL;
     fprintf(f,
             "openssl_conf = init\n.include %s\n[init]\nproviders = provs\n"
             "[provs]\nfips = fips_sect\nbase = base_sect\n"
             "[base_sect]\nactivate = 1\n",
             cnf);
-    assert_int_equal(fclose(f), 0);
-    assert_non_null(libctx = OSSL_LIB_CTX_new());
-    assert_int_equal(OSSL_PROVIDER_set_default_search_path(libctx, modules), 1);
-    assert_int_equal(OSSL_LIB_CTX_load_config(libctx, path), 1);
+    ok = fclose(f) == 0 && (libctx = OSSL_LIB_CTX_new()) != NULL;
+    if (!ok) {
+        unlink(path);
+        return NULL;
+    }
+    ok = OSSL_PROVIDER_set_default_search_path(libctx, modules)
+         && OSSL_LIB_CTX_load_config(libctx, path)
+         && OSSL_PROVIDER_available(libctx, "fips")
+         && EVP_default_properties_enable_fips(libctx, 1)
+         && OSSL_PROVIDER_set_default_search_path(libctx, sim_dir)
+         && (*sim = OSSL_PROVIDER_load(libctx, "rdrand-sim")) != NULL
+         && RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME, propq)
+         && RAND_set_DRBG_type(libctx, "CTR-DRBG", "fips=yes", NULL, NULL);
     unlink(path);
-    assert_int_equal(OSSL_PROVIDER_available(libctx, "fips"), 1);
-    assert_int_equal(OSSL_PROVIDER_set_default_search_path(libctx, sim_dir), 1);
-    assert_non_null(*sim = OSSL_PROVIDER_load(libctx, "rdrand-sim"));
-    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
-                                               "provider=rdrand-sim"),
-                     1);
-    assert_int_equal(
-        RAND_set_DRBG_type(libctx, "CTR-DRBG", "fips=yes", NULL, NULL), 1);
+    if (!ok) {
+        OSSL_LIB_CTX_free(libctx);
+        return NULL;
+    }
+    return libctx;
+}
+
+/* The documented FIPS query, RDRAND_PROPERTY_QUERY_FIPS, for rdrand-sim. */
+#define SIM_QUERY_FIPS "provider=rdrand-sim,-fips"
+
+static OSSL_LIB_CTX *fips_libctx(OSSL_PROVIDER **sim)
+{
+    OSSL_LIB_CTX *libctx = fips_libctx_with(sim, SIM_QUERY_FIPS);
+
+    assert_non_null(libctx);
+    return libctx;
+}
+
+/*
+ * A library context from the shipped conf/rdrand-fips.cnf, as
+ * tests/cli/test_fips.sh runs it on the simulated-CPU module: rdrand-sim
+ * (by its path) instead of rdrand.so, this OpenSSL's fipsmodule.cnf.
+ * Every other line is the shipped one.  NULL on failure.
+ */
+static OSSL_LIB_CTX *shipped_fips_libctx(OSSL_PROVIDER **sim)
+{
+    static const char *const from[] = {
+        ".include fipsmodule.cnf", "rdrand = rdrand_sect", "module = rdrand.so",
+        "warn = syslog", "seed_properties = provider=rdrand,-fips"};
+    char to[5][700], line[700], modules[512],
+        path[] = "/tmp/rdrand-fips-XXXXXX", cnf[600];
+    const char *src = getenv("RDRAND_SOURCE_DIR");
+    const char *sim_dir = getenv("OPENSSL_MODULES");
+    OSSL_LIB_CTX *libctx = NULL;
+    FILE *in, *out;
+    int fd, replaced = 0, ok;
+
+    if (src == NULL || sim_dir == NULL)
+        return NULL;
+    fipsmodule_cnf(cnf, sizeof(cnf));
+    unquote(OPENSSL_MODULES_DIR, modules, sizeof(modules));
+    snprintf(to[0], sizeof(to[0]), ".include %s", cnf);
+    snprintf(to[1], sizeof(to[1]), "rdrand-sim = rdrand_sect");
+    snprintf(to[2], sizeof(to[2]), "module = %s/rdrand-sim.so", sim_dir);
+    snprintf(to[3], sizeof(to[3]), "warn = stderr");
+    snprintf(to[4], sizeof(to[4]), "seed_properties = %s", SIM_QUERY_FIPS);
+    snprintf(line, sizeof(line), "%s/conf/rdrand-fips.cnf", src);
+    if ((in = fopen(line, "r")) == NULL)
+        return NULL;
+    if ((fd = mkstemp(path)) < 0 || (out = fdopen(fd, "w")) == NULL) {
+        fclose(in);
+        return NULL;
+    }
+    while (fgets(line, sizeof(line), in) != NULL) {
+        size_t i;
+
+        line[strcspn(line, "\n")] = '\0';
+        for (i = 0; i < 5 && strcmp(line, from[i]) != 0; i++)
+            ;
+        replaced += i < 5;
+        fprintf(out, "%s\n", i < 5 ? to[i] : line);
+    }
+    fclose(in);
+    ok = fclose(out) == 0 && replaced == 5
+         && (libctx = OSSL_LIB_CTX_new()) != NULL
+         && OSSL_PROVIDER_set_default_search_path(libctx, modules)
+         && OSSL_LIB_CTX_load_config(libctx, path)
+         && OSSL_PROVIDER_available(libctx, "fips")
+         && (*sim = OSSL_PROVIDER_load(libctx, "rdrand-sim")) != NULL;
+    unlink(path);
+    if (!ok) {
+        OSSL_LIB_CTX_free(libctx);
+        return NULL;
+    }
     return libctx;
 }
 
@@ -574,6 +660,110 @@ static void test_fips_seed_order(void **state)
     OSSL_LIB_CTX_free(libctx);
 }
 
+/*
+ * One scenario in a fresh process, so that RDRAND_SIM (read once per
+ * process by rdrand-sim) and the process-wide counters start clean.  The
+ * exit status says what happened, FIPS_* bits or FIPS_SETUP.
+ */
+enum fips_setup { FIPS_CONF, FIPS_PROG, FIPS_PROG_NO_MINUS };
+#define FIPS_KEYGEN_OK 1     /* the first FIPS key generation succeeded */
+#define FIPS_KEYGEN_SEEDED 2 /* ... and made seed requests to rdrand-sim */
+#define FIPS_RAND_OK 4       /* RAND_bytes after it succeeded */
+#define FIPS_SETUP 100
+
+static int fips_scenario(enum fips_setup setup, int status_first,
+                         const char *sim_spec)
+{
+    OSSL_PROVIDER *sim = NULL;
+    OSSL_LIB_CTX *libctx;
+    EVP_PKEY *key;
+    unsigned char buf[32];
+    uint64_t before;
+    int result = 0;
+
+    if (setenv("RDRAND_SIM", sim_spec, 1) != 0)
+        return FIPS_SETUP;
+    libctx = setup == FIPS_CONF
+                 ? shipped_fips_libctx(&sim)
+                 : fips_libctx_with(&sim, setup == FIPS_PROG
+                                              ? SIM_QUERY_FIPS
+                                              : "provider=rdrand-sim");
+    if (libctx == NULL)
+        return FIPS_SETUP;
+    /*
+     * The application creates the seed context first, as RAND_status()
+     * does on the default library context (it calls RAND_get0_primary).
+     */
+    if (status_first)
+        RAND_get0_primary(libctx);
+    before = seed_requests(sim);
+    if ((key = EVP_PKEY_Q_keygen(libctx, NULL, "EC", "P-256")) != NULL)
+        result |= FIPS_KEYGEN_OK;
+    EVP_PKEY_free(key);
+    if (seed_requests(sim) > before)
+        result |= FIPS_KEYGEN_SEEDED;
+    if (RAND_bytes_ex(libctx, buf, sizeof(buf), 0) == 1)
+        result |= FIPS_RAND_OK;
+    return result;
+}
+
+static int fips_in_child(enum fips_setup setup, int status_first,
+                         const char *sim_spec)
+{
+    int status;
+    pid_t pid;
+
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fips_scenario(setup, status_first, sim_spec));
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    printf("# setup %d, seed context first %d, RDRAND_SIM=%s: status %d\n",
+           (int)setup, status_first, sim_spec, WEXITSTATUS(status));
+    return WEXITSTATUS(status);
+}
+
+/*
+ * The shipped conf/rdrand-fips.cnf alone does not seed a FIPS key
+ * generation that is the program's first use of randomness: nothing has
+ * created libcrypto's seed context, the FIPS provider's DRBGs seed from
+ * the OS, and a broken RDRAND goes unnoticed (RAND_bytes, which does
+ * create it, fails afterwards).  An application that calls RAND_status()
+ * first gets FIPS DRBGs seeded from us, failing closed.
+ */
+static void test_fips_conf_first_use(void **state)
+{
+    (void)state;
+    assert_int_equal(fips_in_child(FIPS_CONF, 0, ""),
+                     FIPS_KEYGEN_OK | FIPS_RAND_OK);
+    assert_int_equal(fips_in_child(FIPS_CONF, 0, "fail-from=1"),
+                     FIPS_KEYGEN_OK);
+    assert_int_equal(fips_in_child(FIPS_CONF, 1, ""),
+                     FIPS_KEYGEN_OK | FIPS_KEYGEN_SEEDED | FIPS_RAND_OK);
+    assert_int_equal(fips_in_child(FIPS_CONF, 1, "fail-from=1"),
+                     FIPS_KEYGEN_SEEDED);
+}
+
+/*
+ * Programmatic, in an application with fips=yes default properties: with
+ * "provider=rdrand-sim,-fips" (RDRAND_PROPERTY_QUERY_FIPS) and the seed
+ * context created first, a broken RDRAND fails everything closed.
+ * Without "-fips" the seed fetch fails and OpenSSL silently seeds from
+ * the OS: no request, nothing fails.
+ */
+static void test_fips_programmatic_fail_closed(void **state)
+{
+    (void)state;
+    assert_int_equal(fips_in_child(FIPS_PROG, 1, ""),
+                     FIPS_KEYGEN_OK | FIPS_KEYGEN_SEEDED | FIPS_RAND_OK);
+    assert_int_equal(fips_in_child(FIPS_PROG, 1, "fail-from=1"),
+                     FIPS_KEYGEN_SEEDED);
+    assert_int_equal(fips_in_child(FIPS_PROG_NO_MINUS, 1, "fail-from=1"),
+                     FIPS_KEYGEN_OK | FIPS_RAND_OK);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -583,6 +773,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_first_use_race),
     };
     const struct CMUnitTest fips_tests[] = {
+        cmocka_unit_test(test_fips_conf_first_use),
+        cmocka_unit_test(test_fips_programmatic_fail_closed),
         cmocka_unit_test(test_fips_seed_order),
     };
 
@@ -590,9 +782,20 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "race") == 0)
         return race_once();
     printf("# %s\n", OpenSSL_version(OPENSSL_VERSION));
-    /* "fips": the FIPS tests alone; 77 (skip) without a FIPS provider. */
+    /*
+     * "fips": the FIPS tests alone; 77 (skip) without a FIPS provider,
+     * except in scripts/test.sh's private 3.5+ builds, which have one.
+     */
     if (argc > 1 && strcmp(argv[1], "fips") == 0) {
         if (!fips_available()) {
+            const char *expect = getenv("RDRAND_EXPECT_OPENSSL_VERSION");
+
+            if (at_least(3, 5) && expect != NULL && *expect != '\0') {
+                printf("FAIL: OpenSSL %s built by scripts/test.sh has no "
+                       "fipsmodule.cnf\n",
+                       expect);
+                return 1;
+            }
             printf("SKIP: no FIPS provider (fipsmodule.cnf) in this "
                    "OpenSSL 3.5+\n");
             return 77;
