@@ -11,10 +11,13 @@
 # the existing Debian entry, with deb-src lines for sid and trixie, kept in a
 # private list directory so the system's apt state is untouched. Candidates
 # are the listed versions of that series, newest first; a download that
-# fails moves on to the next one. Each version is built once into a temp
-# directory and renamed into place only after its openssl binary ran,
-# reported that version and fipsinstall wrote the module config, so a half
-# build is never reused.
+# fails moves on to the next one; one that downloads but does not build is
+# remembered ($cache/.failed-openssl-<debian version>.log) and skipped
+# until that file is deleted. Each version is built once into a temp
+# directory, checked there by valid() (its openssl runs, reports that
+# version, and fipsinstall -verify accepts its module config) and only
+# then renamed into place; valid() is checked again before every reuse,
+# so an interrupted build is never used.
 set -euo pipefail
 
 series=${1:?usage: openssl-build.sh SERIES (e.g. 3.5)}
@@ -34,7 +37,11 @@ cache=$(cd "$cache" && pwd)
 exec 9>"$cache/lock"
 flock 9 # one builder per cache; a concurrent run waits, then reuses
 
-# valid DIR VERSION: the cached install runs, is that version, has FIPS.
+# valid DIR VERSION: the install runs, is that version, has FIPS, and
+# its module config verifies against the fips.so it describes.  Used on
+# the staged build before it is moved into place and on every cached one
+# before reuse (a few milliseconds), so a tree that did not pass it is
+# never used, whatever was interrupted.
 valid() {
     local dir=$1 version=$2 out
     [ -x "$dir/bin/openssl" ] && [ -f "$dir/lib/pkgconfig/libcrypto.pc" ] \
@@ -42,29 +49,68 @@ valid() {
         && [ -f "$dir/ssl/fipsmodule.cnf" ] || return 1
     out=$(LD_LIBRARY_PATH="$dir/lib" OPENSSL_CONF=/dev/null \
         "$dir/bin/openssl" version 2>/dev/null) || return 1
-    [[ $out == "OpenSSL $version "* ]]
+    [[ $out == "OpenSSL $version "* ]] || return 1
+    LD_LIBRARY_PATH="$dir/lib" OPENSSL_CONF=/dev/null "$dir/bin/openssl" \
+        fipsinstall -module "$dir/lib/ossl-modules/fips.so" \
+        -in "$dir/ssl/fipsmodule.cnf" -verify >/dev/null 2>&1
 }
 
 # --- The private apt view of Debian's source packages --------------------
 apt_dir=$cache/apt
 mkdir -p "$apt_dir/lists/partial"
 sources_list() { # the URI and keyring of the system's main Debian entry
-    local uri="" key="" f
+    local uri="" key="" codename f files=()
+    codename=$(sed -n 's/^VERSION_CODENAME="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' \
+        /etc/os-release 2>/dev/null)
+    [ -n "$codename" ] || {
+        log "no VERSION_CODENAME in /etc/os-release: cannot tell which apt entry is the system's Debian archive"
+        return 1
+    }
+    # The deb822 stanza for this release's main component: debian.sources
+    # first, then the other *.sources files.
+    [ -f /etc/apt/sources.list.d/debian.sources ] \
+        && files+=(/etc/apt/sources.list.d/debian.sources)
     for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] || continue
-        # First stanza whose URI does not point at a security archive.
-        read -r uri key < <(awk '
-            /^[[:space:]]*$/ { if (u != "" && u !~ /security/) exit; u = ""; k = "" }
-            /^URIs:/ { u = $2 } /^Signed-By:/ { k = $2 }
-            END { if (u !~ /security/) print u, k }' "$f") || true
-        [ -n "$uri" ] && break
+        [ -f "$f" ] && [ "$f" != /etc/apt/sources.list.d/debian.sources ] \
+            && files+=("$f")
     done
-    if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-        uri=$(awk '$1 == "deb" && $0 !~ /security/ {
-            for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' \
-            /etc/apt/sources.list)
+    if [ ${#files[@]} -gt 0 ]; then
+        read -r uri key < <(awk -v suite="$codename" '
+            function has(list, word,   n, i, w) {
+                n = split(list, w, /[[:space:]]+/)
+                for (i = 1; i <= n; i++) if (w[i] == word) return 1
+                return 0
+            }
+            function stanza() {
+                if (has(t, "deb") && has(s, suite) && has(c, "main") && u != "") {
+                    print u, k
+                    exit
+                }
+                t = s = c = u = k = ""
+            }
+            FNR == 1 { stanza() }
+            /^[[:space:]]*$/ { stanza(); next }
+            /^Types:/ { t = substr($0, 7) }
+            /^Suites:/ { s = substr($0, 8) }
+            /^Components:/ { c = substr($0, 12) }
+            /^URIs:/ { u = $2 }
+            /^Signed-By:/ { k = $2 }
+            END { stanza() }' "${files[@]}") || true
     fi
-    [ -n "$uri" ] || die "no Debian archive URI found in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list"
+    if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+        # One-line format: deb [options] URI SUITE COMPONENT...
+        uri=$(awk -v suite="$codename" '$1 == "deb" {
+            i = 2
+            if ($i ~ /^\[/) while (i <= NF && $i !~ /\]$/) i++
+            if ($i ~ /^\[/ || $i ~ /\]$/) i++
+            if ($(i + 1) != suite) next
+            for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i; exit }
+        }' /etc/apt/sources.list)
+    fi
+    [ -n "$uri" ] || {
+        log "no apt entry for Debian $codename main (Types: deb, Suites: $codename, Components: main) in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list: add one to fetch OpenSSL sources"
+        return 1
+    }
     local opt=""
     # A keyring path is reused; an inline key block is not (apt then
     # falls back to its default keyrings).
@@ -74,14 +120,15 @@ sources_list() { # the URI and keyring of the system's main Debian entry
         printf 'deb-src %s%s %s main\n' "$opt" "$uri" "$suite"
     done
 }
-sources_list >"$apt_dir/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
     -o Dir::Etc::SourceParts=/dev/null
     -o "Dir::State::Lists=$apt_dir/lists"
     -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
 
 candidates=()
-if apt-get "${apt_opts[@]}" -qq update >"$apt_dir/update.log" 2>&1; then
+if ! sources_list >"$apt_dir/sources.list"; then
+    : # said why; only a cached build can be used
+elif apt-get "${apt_opts[@]}" -qq update >"$apt_dir/update.log" 2>&1; then
     mapfile -t candidates < <(apt-cache "${apt_opts[@]}" showsrc openssl \
         | awk '/^Version:/ { print $2 }' \
         | grep -E "^([0-9]+:)?${series//./\\.}\.[0-9]+" | sort -Vru || true)
@@ -116,7 +163,10 @@ if [ ${#candidates[@]} -eq 0 ]; then # offline, or nothing listed
 fi
 log "listed: ${candidates[*]}"
 
-build() { # build DEBIAN_VERSION DEST WORK: download, build, install
+# build DEBIAN_VERSION DEST WORK: download, build, install.  Returns 1 if
+# the download failed (may work next time), 2 if the build or its check
+# failed (will fail again: remembered, see below).
+build() {
     local deb=$1 dest=$2 work=$3 version tarball
     version=$(upstream "$deb")
     (cd "$work" && apt-get "${apt_opts[@]}" -qq source --download-only \
@@ -146,23 +196,18 @@ build() { # build DEBIAN_VERSION DEST WORK: download, build, install
     ) >"$work/build.log" 2>&1 || {
         tail -n 30 "$work/build.log" >&2
         log "build of $version failed"
-        return 1
+        return 2
     }
-    rm -rf "$dest"
-    mv "$work/stage$dest" "$dest" || return 1
-    valid "$dest" "$version" || {
-        rm -rf "$dest"
-        log "built $version does not run or has no FIPS module config"
-        return 1
+    # Checked where it was staged (nothing in it uses its final path to
+    # run), then renamed into place: the cache's path holds a complete,
+    # checked tree or nothing.  An old, invalid tree there is renamed away
+    # first (one rename each, same filesystem), never half deleted.
+    valid "$work/stage$dest" "$version" || {
+        log "built $version does not run, is not $version, or its fipsmodule.cnf does not verify against its fips.so"
+        return 2
     }
-    # The module config must verify against the fips.so it describes.
-    LD_LIBRARY_PATH="$dest/lib" OPENSSL_CONF=/dev/null "$dest/bin/openssl" \
-        fipsinstall -module "$dest/lib/ossl-modules/fips.so" \
-        -in "$dest/ssl/fipsmodule.cnf" -verify >/dev/null 2>&1 || {
-        rm -rf "$dest"
-        log "fipsinstall -verify failed for $version"
-        return 1
-    }
+    if [ -e "$dest" ]; then mv "$dest" "$work/old" || return 1; fi
+    mv "$work/stage$dest" "$dest"
 }
 
 for deb in "${candidates[@]}"; do
@@ -173,10 +218,20 @@ for deb in "${candidates[@]}"; do
         echo "$dest"
         exit 0
     fi
+    # A source package that downloaded but did not build is not tried
+    # again (9 minutes each time); its log is kept.  Delete it to retry.
+    failed=$cache/.failed-openssl-$deb.log
+    if [ -f "$failed" ]; then
+        log "skipping $deb: it failed to build before (log: $failed; delete it to retry)"
+        continue
+    fi
     start=$SECONDS
     work=$(mktemp -d "$cache/.build-$version.XXXXXX")
     rc=0
     build "$deb" "$dest" "$work" || rc=$?
+    if [ "$rc" -eq 2 ]; then
+        cp "$work/build.log" "$failed" 2>/dev/null || : >"$failed"
+    fi
     rm -rf "$work"
     if [ "$rc" -eq 0 ]; then
         log "built $version in $((SECONDS - start)) s"
