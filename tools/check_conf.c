@@ -425,7 +425,7 @@ static void check_random(struct check_report *r, const CONF *conf,
                          const struct conf_lines *l, const char *sect_name)
 {
     STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, sect_name);
-    const char *seed, *props, *routed;
+    const char *seed, *props;
     int sl = section_line(l, sect_name);
 
     if (sect == NULL) {
@@ -475,17 +475,103 @@ static void check_random(struct check_report *r, const CONF *conf,
                       "and OpenSSL then seeds from the OS without a word; "
                       "did you mean provider=%s?",
                       props, r->provider, r->provider);
-    if ((routed = sect_value(sect, "random_provider")) != NULL)
-        check_problem(
-            r, r->openssl_version >= V3_5 ? SEV_MISCONFIGURED : SEV_WARNING,
-            line_of(l, sect_name, "random_provider"), sect_name,
-            "random_provider",
-            "random_provider = %s %s RAND_bytes to that provider's own "
-            "generator: libcrypto's primary DRBG, and with it this seed "
-            "source, %s bypassed; remove the line",
-            routed,
-            r->openssl_version >= V3_5 ? "routes" : "(OpenSSL 3.5+) will route",
-            r->openssl_version >= V3_5 ? "are" : "would be");
+}
+
+/* ---- random_provider (3.5+): where RAND_bytes goes ---- */
+
+/*
+ * The provider an entry of the providers section loads (its name, or its
+ * identity key), and whether the file activates it.
+ */
+static const char *entry_name(const struct check_report *r, const CONF *conf,
+                              const CONF_VALUE *kv, int *active)
+{
+    STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, kv->value);
+    const char *id;
+
+    *active = 0;
+    if (sect == NULL)
+        return skip_dot(kv->name);
+    *active = activate_value(r, sect_value(sect, "activate")) == 1;
+    return (id = sect_value(sect, "identity")) != NULL ? id
+                                                       : skip_dot(kv->name);
+}
+
+/*
+ * From 3.5, random_provider (default "fips") sends RAND_bytes to a loaded
+ * provider of that name, past libcrypto's DRBGs and so past this seed
+ * source; naming a provider that is never loaded keeps them (what
+ * conf/rdrand-fips.cnf does).  It is read when [random] is applied, so it
+ * only counts if random comes before providers: activating "fips" first
+ * claims RAND_bytes for good.  Before 3.5 the key is unknown.
+ */
+static void check_routing(struct check_report *r, const CONF *conf,
+                          const struct conf_lines *l, const char *init,
+                          const char *providers, const char *random)
+{
+    STACK_OF(CONF_VALUE) *list =
+        providers != NULL ? NCONF_get_section(conf, providers) : NULL;
+    const char *routed = random != NULL
+                             ? NCONF_get_string(conf, random, "random_provider")
+                             : NULL;
+    int rl = routed != NULL ? line_of(l, random, "random_provider") : 0;
+    int fips_active = 0, routed_entry = 0;
+
+    ERR_clear_error(); /* NCONF_get_string on a missing key */
+    for (int i = 0; list != NULL && i < sk_CONF_VALUE_num(list); i++) {
+        int active;
+        const char *name =
+            entry_name(r, conf, sk_CONF_VALUE_value(list, i), &active);
+
+        fips_active |= active && strcmp(name, "fips") == 0;
+        routed_entry |= routed != NULL && strcmp(name, routed) == 0;
+    }
+    if (r->openssl_version < V3_5) {
+        if (routed != NULL)
+            check_problem(r, SEV_WARNING, rl, random, "random_provider",
+                          "random_provider is unknown before OpenSSL 3.5: "
+                          "with config_diagnostics = 1 OpenSSL refuses this "
+                          "file; from 3.5 on it decides where RAND_bytes "
+                          "goes");
+        return;
+    }
+    if (routed_entry)
+        check_problem(r, SEV_MISCONFIGURED, rl, random, "random_provider",
+                      "random_provider = %s names a provider of this file: "
+                      "RAND_bytes goes to its own generator (or fails if it "
+                      "has none), bypassing libcrypto's DRBGs and this seed "
+                      "source; name a provider that is never loaded, e.g. "
+                      "random_provider = libcrypto-drbgs",
+                      routed);
+    else if (fips_active && routed == NULL)
+        check_problem(r, SEV_MISCONFIGURED,
+                      random != NULL ? section_line(l, random)
+                                     : section_line(l, init),
+                      random != NULL ? random : init, "random_provider",
+                      "the fips provider is activated and no "
+                      "random_provider names an unloaded provider: its "
+                      "default is fips, so RAND_bytes goes to the FIPS "
+                      "provider's own DRBGs, seeded from the OS; add "
+                      "random_provider = libcrypto-drbgs to [%s]",
+                      random != NULL ? random : "random");
+    else if (fips_active
+             && line_of(l, init, "random") > line_of(l, init, "providers"))
+        check_problem(r, SEV_MISCONFIGURED, line_of(l, init, "random"), init,
+                      "random",
+                      "random comes after providers: the fips provider is "
+                      "activated first and claims RAND_bytes, and "
+                      "random_provider = %s is then ignored; move this line "
+                      "above providers =",
+                      routed);
+    if (fips_active)
+        check_problem(r, SEV_WARNING, section_line(l, providers), providers,
+                      "fips",
+                      "the FIPS provider's own DRBGs (key generation, "
+                      "signatures, nonces) seed from %s only if the "
+                      "application first calls RAND_status(), RAND_bytes() "
+                      "or RAND_get0_primary(); otherwise from the OS until "
+                      "they reseed (docs/compatibility.md)",
+                      r->provider);
 }
 
 /* ---- the file ---- */
@@ -535,6 +621,7 @@ void check_config(struct check_report *r)
                       "source (the OS)");
     else
         check_random(r, conf, &l, random);
+    check_routing(r, conf, &l, init, providers, random);
 done:
     ERR_clear_error(); /* NCONF's own complaints are reported above */
     NCONF_free(conf);

@@ -118,6 +118,31 @@ run $(fenv "$OUT/sim-routed.cnf" "fail-from=1") -- "$OPENSSL_BIN" genpkey \
     -algorithm EC -pkeyopt ec_paramgen_curve:P-256
 check "sim-routed fail-from=1: FIPS keygen still fails closed" exited_fail
 
+# rdrand-check on the same files: the shipped one is live, with a warning
+# about the FIPS provider's own DRBGs; without random_provider, with
+# random after providers, and with random_provider naming a provider of
+# the file, it is misconfigured, on the line to fix.
+CHECK=$RDRAND_BUILD_DIR/rdrand-check
+sed 's/^random_provider = .*/random_provider = base/' "$OUT/sim.cnf" \
+    >"$OUT/sim-base.cnf"
+checker() { # checker CONF
+    # shellcheck disable=SC2046
+    run $(fenv "$1" "") -- "$CHECK" -c "$1" --provider rdrand-sim
+}
+checker "$OUT/sim.cnf"
+check "rdrand-check: shipped file live" test "$status" -eq 0
+check "rdrand-check: warns that the FIPS DRBGs need the seed context first" \
+    stdout_has '^warning: .*fips: .*only if the application first calls RAND_status'
+for row in "sim-routed|$(grep -n -m1 '^\[random_sect\]' "$OUT/sim-routed.cnf" | cut -d: -f1)|the fips provider is activated and no random_provider" \
+    "sim-late|$(grep -n -m1 '^random = ' "$OUT/sim-late.cnf" | cut -d: -f1)|random comes after providers" \
+    "sim-base|$(grep -n -m1 '^random_provider' "$OUT/sim-base.cnf" | cut -d: -f1)|random_provider = base names a provider of this file"; do
+    IFS='|' read -r variant line why <<<"$row"
+    checker "$OUT/$variant.cnf"
+    check "rdrand-check $variant: exit 2" test "$status" -eq 2
+    check "rdrand-check $variant: line $line, why" \
+        stdout_has "^misconfigured: $OUT/$variant.cnf:$line: .*$why"
+done
+
 # The shipped file with rdrand.so on this machine's CPU.
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
     "$STAT" -l rdrand-available
