@@ -29,7 +29,11 @@
  */
 #define RDRAND_PROPERTY_QUERY_FIPS "provider=rdrand,-fips"
 
-/* Provider parameters (OSSL_PROVIDER_get_params). */
+/*
+ * Provider parameters (OSSL_PROVIDER_get_params).  Text ones are served
+ * as UTF8 pointers (OSSL_PARAM_UTF8_PTR): ask with
+ * OSSL_PARAM_construct_utf8_ptr(); a utf8_string request fails.
+ */
 /* uint64: RDRAND instructions executed. */
 #define RDRAND_PARAM_RDRAND_WORDS "rdrand-words"
 /* uint64: executions that returned CF=0 (the hardware said "failed"). */
@@ -49,11 +53,11 @@
 
 /* Confidential computing (docs/coco.md). */
 /*
- * UTF8: none, sev, sev-es, sev-snp, tdx, hyperv-snp, hyperv-tdx, hyperv-vbs,
- * unknown-cvm
+ * UTF8 pointer: none, sev, sev-es, sev-snp, tdx, hyperv-snp, hyperv-tdx,
+ * hyperv-vbs, unknown-cvm
  */
 #define RDRAND_PARAM_COCO_PLATFORM "coco-platform"
-/* UTF8: the input that decided coco-platform, e.g. "cpuinfo:tdx_guest". */
+/* UTF8 pointer: the input that decided coco-platform ("cpuinfo:tdx_guest"). */
 #define RDRAND_PARAM_COCO_SIGNAL "coco-signal"
 /* uint64: bits drawn and checked at load; 0 when no check ran or it failed. */
 #define RDRAND_PARAM_COCO_SEED_BITS "coco-seed-bits"
@@ -62,8 +66,9 @@
 /* uint64: words or self-tests that failed a health test. */
 #define RDRAND_PARAM_HEALTH_FAILURES "health-failures"
 /*
- * UTF8: "ok", or the reason string of the failure that holds the source
- * in error (or of the missing RDRAND): what the next request would meet.
+ * UTF8 pointer: "ok", or the reason string of the failure that holds the
+ * source in error (or of the missing RDRAND): what the next request would
+ * meet.
  */
 #define RDRAND_PARAM_HEALTH_STATE "health-state"
 
