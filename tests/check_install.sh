@@ -11,17 +11,23 @@
 #                                   installed example config (module =
 #                                   rdrand.so, no path) seeds from RDRAND,
 #                                   proved by the installed tool's counters
-#   check_install.sh deb            root: cpack -G DEB, dpkg-deb, lintian,
-#                                   dpkg -i, the installed tool against the
-#                                   installed module, dpkg -r leaves nothing
+#   check_install.sh package        cpack -G DEB, dpkg-deb, lintian (no root)
+#   check_install.sh deb            root: the package, dpkg -i, the installed
+#                                   tool against the installed module,
+#                                   dpkg -r leaves nothing
 #   check_install.sh deb-rdrand     root + RDRAND: the .deb seeds from RDRAND
-# What the system modes install is removed on every exit (trap), and they
-# refuse to start over an existing installation, which they would delete.
+#   check_install.sh guards         root: the modes above refuse to install
+#                                   over a file already there, and wait for
+#                                   another run's lock
+# The root modes hold one machine-wide lock ($lock: ctest's RESOURCE_LOCK
+# spans one ctest run only), refuse to start over any file they would
+# install (they would delete it afterwards), and remove what they
+# installed on exit, SIGKILL aside.
 # Exit 77 (ctest: skipped) without root, or without RDRAND for *-rdrand.
 set -uo pipefail
 : "${RDRAND_BUILD_DIR:?}" "${RDRAND_SOURCE_DIR:?}" "${OPENSSL_BIN:?}"
 : "${RDRAND_MODULESDIR:?}" "${RDRAND_VERSION:?}" "${RDRAND_TOOLS:?}"
-mode=${1:?usage: check_install.sh destdir|system|system-rdrand|deb|deb-rdrand}
+mode=${1:?usage: check_install.sh destdir|package|system|system-rdrand|deb|deb-rdrand|guards}
 build=$RDRAND_BUILD_DIR
 pkg=rdrand-provider
 read -ra tools <<<"$RDRAND_TOOLS"
@@ -38,7 +44,10 @@ out() { "$@" >"$work/out" 2>&1; }
 
 # The files an installation must hold, relative to /, for PREFIX (no
 # leading slash), the module directory aside; stated independently of
-# the CMake rules (conf/ files loading the simulated CPU are not shipped).
+# the CMake rules.  The shipped examples are named: conf/ files that load
+# the simulated CPU are not among them.  cmake --install also leaves its
+# uninstall list, which the .deb has no use for (expected_files PREFIX deb).
+examples=(rdrand.cnf rdrand-coco.cnf seed-only.cnf)
 expected_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"
@@ -48,19 +57,20 @@ expected_files() {
         echo "$p/bin/$t"
         echo "$p/share/man/man1/$t.1.gz"
     done
-    for f in "$RDRAND_SOURCE_DIR"/conf/*.cnf "$RDRAND_SOURCE_DIR"/conf/*.service \
-        "$RDRAND_SOURCE_DIR"/conf/*.timer; do
-        [ -e "$f" ] || continue
-        case ${f##*/} in *sim*) continue ;; esac
-        echo "$doc/examples/${f##*/}"
+    for f in "${examples[@]}"; do
+        echo "$doc/examples/$f"
     done
     for f in README.md "$RDRAND_SOURCE_DIR"/docs/*.md; do
         echo "$doc/${f##*/}"
     done
     echo "$doc/copyright"
     echo "$doc/changelog.gz"
+    [ "${2-}" = deb ] || echo "$doc/install_manifest.txt"
 }
-scdoc_clean() { scdoc <"$1" >"$work/src-page" && roff_clean "$work/src-page"; }
+scdoc_clean() { # as the build makes a page: scdoc, then tidy.awk
+    scdoc <"$1" | awk -f "$RDRAND_SOURCE_DIR/docs/man/tidy.awk" \
+        >"$work/src-page" && roff_clean "$work/src-page"
+}
 not_in_module() { ! strings "$2" | grep -q "$1"; }
 files_under() { (cd "$1" && find . -type f -printf '%P\n' | sort); }
 same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
@@ -74,10 +84,15 @@ man_clean() { # man_clean PAGE.gz
 roff_clean() { # roff_clean PAGE: groff, mandoc and man -l say nothing
     local raw=$1
     groff -man -ww -z "$raw" >"$work/out" 2>&1 && [ ! -s "$work/out" ] &&
-        mandoc -T lint -W error "$raw" >"$work/out" 2>&1 &&
+        mandoc -T lint -W warning "$raw" >"$work/out" 2>&1 &&
         MANWIDTH=80 man -l "$raw" 2>"$work/out" | grep -q '^NAME' &&
         [ ! -s "$work/out" ]
 }
+
+# fenced FILE OPEN: the first fenced block opened by the line OPEN
+fenced() { awk -v open="$2" '$0 == open && !n {f = 1; n = 1; next}
+    /^```$/ {f = 0} f' "$1"; }
+readme_cnf() { fenced "$RDRAND_SOURCE_DIR/README.md" '```ini'; }
 
 if [ "$mode" = destdir ]; then
     root=$work/usr-root
@@ -93,6 +108,9 @@ if [ "$mode" = destdir ]; then
     for t in "${tools[@]}"; do
         check "$t installed executable" test -x "$root/usr/bin/$t"
     done
+    check "the uninstall list names every installed file, DESTDIR left out" \
+        same_list <(sed 's|^|/|' "$work/expected") \
+        <(sort "$root/usr/share/doc/$pkg/install_manifest.txt")
     for page in "$root"/usr/share/man/man*/*.gz; do
         check "man page ${page##*/} renders without warnings" man_clean "$page"
     done
@@ -104,6 +122,10 @@ if [ "$mode" = destdir ]; then
         check "man page source $page.scd builds and renders without warnings" \
             scdoc_clean "$src"
     done
+    readme_cnf >"$work/readme.cnf"
+    check "rdrand-provider(7) SYNOPSIS is README's openssl.cnf, verbatim" \
+        same_list "$work/readme.cnf" \
+        <(fenced "$RDRAND_SOURCE_DIR/docs/man/rdrand-provider.7.scd" '```')
 
     # --prefix moves everything but the module, which stays where
     # libcrypto looks (under DESTDIR).
@@ -113,6 +135,66 @@ if [ "$mode" = destdir ]; then
     files_under "$root" >"$work/actual"
     check "DESTDIR, --prefix /opt/rdrand: the module in modulesdir, the rest under the prefix" \
         same_list "$work/expected" "$work/actual"
+
+    # A relative RDRAND_MODULESDIR is under the prefix; an absolute one
+    # outside it is said when installing without DESTDIR.  A second build
+    # tree, without the tests, configured from this one's sources.
+    other=$work/build
+    configure_relative() {
+        cmake -S "$RDRAND_SOURCE_DIR" -B "$other" -DRDRAND_BUILD_TESTS=OFF \
+            -DRDRAND_MODULESDIR=lib/ossl-modules && cmake --build "$other"
+    }
+    install_under() { # install_under PREFIX MODULE: MODULE is where it went
+        cmake --install "$other" --prefix "$1" && test -f "$2"
+    }
+    reconfigure_install() { # reconfigure_install MODULESDIR PREFIX
+        cmake "$other" -DRDRAND_MODULESDIR="$1" &&
+            install_under "$2" "$1/rdrand.so"
+    }
+    check "configure with -DRDRAND_MODULESDIR=lib/ossl-modules, build" \
+        out configure_relative
+    check "  ... the cache keeps it relative" \
+        grep -qx 'RDRAND_MODULESDIR:STRING=lib/ossl-modules' \
+        "$other/CMakeCache.txt"
+    check "  ... cmake --install --prefix P puts rdrand.so in P/lib/ossl-modules" \
+        out install_under "$work/p" "$work/p/lib/ossl-modules/rdrand.so"
+    check "-DRDRAND_MODULESDIR=$work/mods: installed there, outside the prefix" \
+        out reconfigure_install "$work/mods" "$work/q"
+    check "  ... and cmake --install says so" \
+        grep -q "rdrand.so went to $work/mods, outside the prefix $work/q" \
+        "$work/out"
+    finish
+fi
+
+# cpack -G DEB into $work, as README "Install" builds the package: sets deb.
+make_package() {
+    deb=$work/${pkg}_${RDRAND_VERSION}_amd64.deb
+    check "cpack -G DEB" out cpack -G DEB --config "$build/CPackConfig.cmake" \
+        -B "$work"
+}
+if [ "$mode" = package ]; then
+    make_package
+    field() { dpkg-deb -f "$deb" "$1"; }
+    check "Package: $pkg" test "$(field Package)" = "$pkg"
+    check "Version: $RDRAND_VERSION (project())" \
+        test "$(field Version)" = "$RDRAND_VERSION"
+    check "Architecture: amd64" test "$(field Architecture)" = amd64
+    check "Depends (shlibdeps): libc6" grep -qw libc6 <(field Depends)
+    check "Depends (shlibdeps): libssl3" grep -qw libssl3 <(field Depends)
+    check "Maintainer, Section and a long Description" \
+        test -n "$(field Maintainer)" -a "$(field Section)" = libs -a \
+        "$(field Description | wc -l)" -gt 3
+    check "dpkg-deb --info" out dpkg-deb --info "$deb"
+    expected_files usr deb | sort >"$work/expected"
+    dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {sub("^./", "", $6); print $6}' |
+        sort >"$work/actual"
+    check "dpkg-deb --contents: exactly the expected files" \
+        same_list "$work/expected" "$work/actual"
+    # Info tags (hardening flags, issue 9) are not failures; E: and W: are.
+    # Its status is the verdict (a lintian that cannot run fails too);
+    # TMPDIR keeps its scratch files in $work.
+    check "lintian: no error, no warning" \
+        out env TMPDIR="$work" lintian --fail-on error,warning "$deb"
     finish
 fi
 
@@ -132,6 +214,26 @@ case $mode in
     fi
     ;;
 esac
+
+# One run at a time on this machine, whoever started it: fd 9 holds the
+# lock, and a run started by one holding it (guards) inherits it.
+lock=/run/lock/rdrand-provider-install.lock
+{ : >&9; } 2>/dev/null || exec 9>"$lock"
+if ! flock -w "${RDRAND_INSTALL_LOCK_WAIT:-600}" 9; then
+    echo "another install test holds $lock: not installing"
+    exit 1
+fi
+# refuse_existing LIST: exit 1 if a file LIST names is there already: an
+# operator's installation, which installing over and removing would delete.
+refuse_existing() {
+    local f
+    while read -r f; do
+        if [ -e "$f" ] || [ -L "$f" ]; then
+            echo "$f already exists: not installing over it (and deleting it)"
+            exit 1
+        fi
+    done <"$1"
+}
 
 # Everything an installation may touch, files and directories, to compare
 # before and after; the trap puts the machine back to the first snapshot.
@@ -223,26 +325,21 @@ installed_works() {
     check "installed $tool reads the installed module's version" \
         test "$(tool_version "$conf")" = "$RDRAND_VERSION"
     case $mode in
-    *-rdrand) seeds_from_rdrand "$conf" ;;
+    *-rdrand)
+        seeds_from_rdrand "$conf"
+        readme_cnf >"$work/readme.cnf" # README "Quick start", verbatim
+        seeds_from_rdrand "$work/readme.cnf"
+        ;;
     esac
-}
-# Info tags (hardening flags, issue 9) are not failures; E: and W: are.
-lintian_clean() {
-    lintian "$1" >"$work/out" 2>&1
-    ! grep -E '^[EW]: ' "$work/out"
 }
 
 case $mode in
 system | system-rdrand)
     prefix=${RDRAND_INSTALL_PREFIX:?}
     bin=$prefix/bin
+    manifest=$prefix/share/doc/$pkg/install_manifest.txt
     expected_files "${prefix#/}" | sed 's|^|/|' | sort >"$work/expected"
-    while read -r f; do
-        if [ -e "$f" ]; then
-            echo "$f already exists: not installing over it (and deleting it)"
-            exit 1
-        fi
-    done <"$work/expected"
+    refuse_existing "$work/expected"
     snapshot "$prefix" >"$work/before"
     trap 'remove_new "$prefix"; cleanup' EXIT
     check "cmake --install $build (prefix $prefix)" \
@@ -252,8 +349,10 @@ system | system-rdrand)
         grep -qF "MODULESDIR: \"$RDRAND_MODULESDIR\"" \
         <("$OPENSSL_BIN" version -m)
     installed_works "$prefix"
-    # The documented uninstall (README "Install").
-    xargs -d '\n' rm -f <"$build/install_manifest.txt"
+    # A later install elsewhere rewrites build/install_manifest.txt; the
+    # documented uninstall (README "Install") reads the installed copy.
+    DESTDIR=$work/later cmake --install "$build" --prefix /opt/later >/dev/null
+    xargs -d '\n' rm -f <"$manifest"
     rm -r "$prefix/share/doc/$pkg"
     check "documented uninstall leaves no file behind" \
         same_list <(grep '^f' "$work/before") <(snapshot "$prefix" | grep '^f')
@@ -267,28 +366,13 @@ deb | deb-rdrand)
         echo "package $pkg is installed: not replacing (and removing) it"
         exit 1
     fi
+    # dpkg -i replaces files no package owns without a word, and dpkg -r
+    # then deletes them.
+    expected_files usr deb | sed 's|^|/|' | sort >"$work/expected"
+    refuse_existing "$work/expected"
     snapshot /usr >"$work/before"
     trap 'not_installed || dpkg_wait -r "$pkg"; cleanup' EXIT
-    deb=$work/${pkg}_${RDRAND_VERSION}_amd64.deb
-    check "cpack -G DEB" out cpack -G DEB --config "$build/CPackConfig.cmake" \
-        -B "$work"
-    field() { dpkg-deb -f "$deb" "$1"; }
-    check "Package: $pkg" test "$(field Package)" = "$pkg"
-    check "Version: $RDRAND_VERSION (project())" \
-        test "$(field Version)" = "$RDRAND_VERSION"
-    check "Architecture: amd64" test "$(field Architecture)" = amd64
-    check "Depends (shlibdeps): libc6" grep -qw libc6 <(field Depends)
-    check "Depends (shlibdeps): libssl3" grep -qw libssl3 <(field Depends)
-    check "Maintainer, Section and a long Description" \
-        test -n "$(field Maintainer)" -a "$(field Section)" = libs -a \
-        "$(field Description | wc -l)" -gt 3
-    check "dpkg-deb --info" out dpkg-deb --info "$deb"
-    expected_files usr | sort >"$work/expected"
-    dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {sub("^./", "", $6); print $6}' |
-        sort >"$work/actual"
-    check "dpkg-deb --contents: exactly the expected files" \
-        same_list "$work/expected" "$work/actual"
-    check "lintian: no error, no warning" lintian_clean "$deb"
+    make_package
     check "dpkg -i" dpkg_wait -i "$deb"
     check "dpkg -L: rdrand.so in libcrypto's modulesdir" \
         grep -qx "$RDRAND_MODULESDIR/rdrand.so" <(dpkg -L "$pkg")
@@ -297,6 +381,33 @@ deb | deb-rdrand)
     check "dpkg: $pkg is no longer installed" not_installed
     check "nothing left behind (files and directories as before)" \
         same_list "$work/before" <(snapshot /usr)
+    ;;
+guards)
+    # An operator's rdrand.so (a file no package owns) where both installs
+    # put theirs: each must refuse, and leave it as it was.
+    target=$RDRAND_MODULESDIR/rdrand.so
+    if [ -e "$target" ] || [ -L "$target" ]; then
+        echo "$target already exists: not planting over it"
+        exit 1
+    fi
+    run_mode() { # run_mode MODE [fd 9 closed]: this script, output kept
+        bash "$0" "$1" >"$work/out" 2>&1
+    }
+    waits() { # a run without the lock we hold gives up
+        RDRAND_INSTALL_LOCK_WAIT=1 bash "$0" system 9>&- >"$work/out" 2>&1
+        [ $? -eq 1 ] && grep -q "holds $lock" "$work/out" && [ ! -e "$target" ]
+    }
+    check "another run waits for the lock ($lock), then gives up" waits
+    echo "an operator's rdrand.so" >"$target"
+    trap 'rm -f "$target"; cleanup' EXIT
+    refuses() { # refuses MODE
+        ! run_mode "$1" && grep -q "^$target already exists" "$work/out" &&
+            [ "$(cat "$target")" = "an operator's rdrand.so" ]
+    }
+    check "system refuses over an unowned rdrand.so, which stays" \
+        refuses system
+    check "deb refuses over an unowned rdrand.so, which stays" refuses deb
+    check "  ... and the package is not installed" not_installed
     ;;
 *)
     echo "unknown mode $mode" >&2
