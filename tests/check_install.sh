@@ -47,7 +47,8 @@ out() { "$@" >"$work/out" 2>&1; }
 # the CMake rules.  The shipped examples are named: conf/ files that load
 # the simulated CPU are not among them.  cmake --install also leaves its
 # uninstall list, which the .deb has no use for (expected_files PREFIX deb).
-examples=(rdrand.cnf rdrand-coco.cnf seed-only.cnf)
+examples=(rdrand.cnf rdrand-coco.cnf seed-only.cnf rdrand-check.service
+    rdrand-check.timer)
 expected_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"
@@ -72,7 +73,7 @@ scdoc_clean() { # as the build makes a page: scdoc, then tidy.awk
         >"$work/src-page" && roff_clean "$work/src-page"
 }
 not_in_module() { ! strings "$2" | grep -q "$1"; }
-files_under() { (cd "$1" && find . -type f -printf '%P\n' | sort); }
+files_under() { (cd "$1" && find . ! -type d -printf '%P\n' | sort); }
 same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
     diff "$1" "$2" >"$work/out" 2>&1
 }
@@ -93,6 +94,10 @@ roff_clean() { # roff_clean PAGE: groff, mandoc and man -l say nothing
 fenced() { awk -v open="$2" '$0 == open && !n {f = 1; n = 1; next}
     /^```$/ {f = 0} f' "$1"; }
 readme_cnf() { fenced "$RDRAND_SOURCE_DIR/README.md" '```ini'; }
+runs_installed_tool() { # runs_installed_tool ROOT PREFIX: the .service's
+    grep -q "^ExecStart=$2/bin/rdrand-check " \
+        "$1$2/share/doc/$pkg/examples/rdrand-check.service"
+}
 
 if [ "$mode" = destdir ]; then
     root=$work/usr-root
@@ -108,6 +113,8 @@ if [ "$mode" = destdir ]; then
     for t in "${tools[@]}"; do
         check "$t installed executable" test -x "$root/usr/bin/$t"
     done
+    check "the systemd example runs the installed rdrand-check" \
+        runs_installed_tool "$root" /usr
     check "the uninstall list names every installed file, DESTDIR left out" \
         same_list <(sed 's|^|/|' "$work/expected") \
         <(sort "$root/usr/share/doc/$pkg/install_manifest.txt")
@@ -135,6 +142,8 @@ if [ "$mode" = destdir ]; then
     files_under "$root" >"$work/actual"
     check "DESTDIR, --prefix /opt/rdrand: the module in modulesdir, the rest under the prefix" \
         same_list "$work/expected" "$work/actual"
+    check "  ... and the systemd example runs /opt/rdrand/bin/rdrand-check" \
+        runs_installed_tool "$root" /opt/rdrand
 
     # A relative RDRAND_MODULESDIR is under the prefix; an absolute one
     # outside it is said when installing without DESTDIR.  A second build
@@ -190,6 +199,9 @@ if [ "$mode" = package ]; then
         sort >"$work/actual"
     check "dpkg-deb --contents: exactly the expected files" \
         same_list "$work/expected" "$work/actual"
+    dpkg-deb -x "$deb" "$work/root"
+    check "the systemd example runs /usr/bin/rdrand-check" \
+        runs_installed_tool "$work/root" /usr
     # Info tags (hardening flags, issue 9) are not failures; E: and W: are.
     # Its status is the verdict (a lintian that cannot run fails too);
     # TMPDIR keeps its scratch files in $work.
