@@ -82,12 +82,16 @@ same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
 man_clean() { # man_clean PAGE.gz
     zcat "$1" >"$work/page" && roff_clean "$work/page"
 }
-roff_clean() { # roff_clean PAGE: groff, mandoc and man -l say nothing
+# roff_clean PAGE: groff, mandoc and man -l say nothing, and in 80
+# columns every line fits (literal blocks are not wrapped).
+roff_clean() {
     local raw=$1
     groff -man -ww -z "$raw" >"$work/out" 2>&1 && [ ! -s "$work/out" ] &&
         mandoc -T lint -W warning "$raw" >"$work/out" 2>&1 &&
-        MANWIDTH=80 man -l "$raw" 2>"$work/out" | grep -q '^NAME' &&
-        [ ! -s "$work/out" ]
+        MANWIDTH=80 man -l "$raw" >"$work/text" 2>"$work/out" &&
+        [ ! -s "$work/out" ] && grep -q '^NAME' "$work/text" &&
+        awk 'length > 80 {print "  > 80 columns: " $0; long = 1}
+            END {exit long}' "$work/text" >"$work/out"
 }
 
 # fenced FILE OPEN: the first fenced block opened by the line OPEN
