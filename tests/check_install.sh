@@ -68,9 +68,13 @@ expected_files() {
     echo "$doc/changelog.gz"
     [ "${2-}" = deb ] || echo "$doc/install_manifest.txt"
 }
+# The pages are checked under their own names: mandoc reads the section
+# from the name (a "page" in /tmp/tmp.3xyz would be section 3).
 scdoc_clean() { # as the build makes a page: scdoc, then tidy.awk
-    scdoc <"$1" | awk -f "$RDRAND_SOURCE_DIR/docs/man/tidy.awk" \
-        >"$work/src-page" && roff_clean "$work/src-page"
+    local page
+    page=$work/$(basename "$1" .scd)
+    scdoc <"$1" | awk -f "$RDRAND_SOURCE_DIR/docs/man/tidy.awk" >"$page" &&
+        roff_clean "$page"
 }
 not_in_module() { ! strings "$2" | grep -q "$1"; }
 files_under() { (cd "$1" && find . ! -type d -printf '%P\n' | sort); }
@@ -80,7 +84,9 @@ same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
 
 # --- man pages: render without a warning --------------------------------
 man_clean() { # man_clean PAGE.gz
-    zcat "$1" >"$work/page" && roff_clean "$work/page"
+    local page
+    page=$work/$(basename "$1" .gz)
+    zcat "$1" >"$page" && roff_clean "$page"
 }
 # roff_clean PAGE: groff, mandoc and man -l say nothing, and in 80
 # columns every line fits (literal blocks are not wrapped).
