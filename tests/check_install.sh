@@ -47,8 +47,8 @@ out() { "$@" >"$work/out" 2>&1; }
 # the CMake rules.  The shipped examples are named: conf/ files that load
 # the simulated CPU are not among them.  cmake --install also leaves its
 # uninstall list, which the .deb has no use for (expected_files PREFIX deb).
-examples=(rdrand.cnf rdrand-coco.cnf seed-only.cnf rdrand-check.service
-    rdrand-check.timer)
+examples=(rdrand.cnf rdrand-coco.cnf rdrand-fips.cnf seed-only.cnf
+    rdrand-check.service rdrand-check.timer)
 expected_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"
