@@ -168,11 +168,28 @@ static unsigned char *rdrand_seed_take(struct rdrand_ctx *ctx, size_t len)
     return OPENSSL_secure_malloc(len);
 }
 
+/*
+ * seed[] is wiped and released only by the call that finds it marked out
+ * and unmarks it (one exchange): a caller that clears the same seed twice
+ * finds it not out and must neither wipe it nor release it, or it would
+ * destroy the seed of whoever took seed[] in between.  That is a bug in
+ * the caller: it is raised as an internal error (not an abort, which
+ * would take the application down over a buffer it no longer uses).  The
+ * limit: a second clear that comes after another holder took seed[] again
+ * finds it out and releases that holder's seed; nothing in a bare pointer
+ * tells the two holders apart.
+ */
 static void rdrand_seed_give_back(struct rdrand_ctx *ctx, unsigned char *buf,
                                   size_t len)
 {
     if (buf != ctx->seed) {
         OPENSSL_secure_clear_free(buf, len);
+        return;
+    }
+    if (!atomic_load_explicit(&ctx->seed_out, memory_order_acquire)) {
+        RDRAND_RAISE(ctx->prov, RDRAND_R_INTERNAL,
+                     "a seed was handed back twice (clear_seed): the calling "
+                     "DRBG is at fault; the second call was ignored");
         return;
     }
     OPENSSL_cleanse(ctx->seed, sizeof(ctx->seed));
@@ -250,12 +267,19 @@ static void rdrand_clear_seed(void *vctx, unsigned char *buf, size_t len)
  */
 static int rdrand_verify_zeroization(void *vctx)
 {
-    const struct rdrand_ctx *ctx = vctx;
+    struct rdrand_ctx *ctx = vctx;
     unsigned char any = 0;
 
+    /*
+     * seed[] is read only while this call holds it, as get_seed would:
+     * a seed out is in use, so the context is not zeroized.
+     */
+    if (atomic_exchange_explicit(&ctx->seed_out, 1, memory_order_acquire))
+        return 0;
     for (size_t i = 0; i < sizeof(ctx->seed); i++)
         any |= ctx->seed[i];
-    return any == 0 && !atomic_load(&ctx->seed_out);
+    atomic_store_explicit(&ctx->seed_out, 0, memory_order_release);
+    return any == 0;
 }
 
 static int rdrand_enable_locking(void *vctx)

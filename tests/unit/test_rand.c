@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -544,6 +545,96 @@ static void test_threads_seed_outside_lock(void **state)
     fixture_down(&f);
 }
 
+/*
+ * A seed handed back twice: the second clear_seed finds the context's
+ * buffer not out, raises an internal error and leaves the buffer alone,
+ * so the next holder's seed is not wiped under it.
+ */
+static void test_double_clear_seed(void **state)
+{
+    struct fixture f;
+    unsigned char *a, *b, *c;
+
+    (void)state;
+    fixture_up(&f, "");
+    assert_int_equal(f.get_seed(f.ctx, &a, 256, 32, 32, 0, NULL, 0), 32);
+    f.clear_seed(f.ctx, a, 32);
+    assert_int_equal(fake_last_reason(), 0);
+    f.clear_seed(f.ctx, a, 32); /* the caller's bug */
+    assert_int_equal(fake_last_reason(), RDRAND_R_INTERNAL);
+    assert_non_null(strstr(fake_last_message(), "handed back twice"));
+    /* The buffer's ownership is intact: one holder, then a heap buffer. */
+    assert_int_equal(f.get_seed(f.ctx, &b, 256, 32, 32, 0, NULL, 0), 32);
+    assert_ptr_equal(b, a);
+    assert_int_equal(f.get_seed(f.ctx, &c, 256, 32, 32, 0, NULL, 0), 32);
+    assert_ptr_not_equal(c, a);
+    f.clear_seed(f.ctx, c, 32);
+    f.clear_seed(f.ctx, b, 32);
+    assert_int_equal(
+        RAND_FN(verify_zeroization, OSSL_FUNC_RAND_VERIFY_ZEROIZATION)(f.ctx),
+        1);
+    fixture_down(&f);
+}
+
+/*
+ * verify_zeroization on an unlocked context while seeds come and go: it
+ * reads seed[] only while it holds it (TSan reports a plain read racing
+ * get_seed's writes), and answers 0 while a seed is out.
+ */
+struct verify_race {
+    struct fixture *f;
+    atomic_int stop;
+    long zeroized, in_use;
+};
+
+static void *verify_racer(void *arg)
+{
+    struct verify_race *r = arg;
+    OSSL_FUNC_rand_verify_zeroization_fn *verify =
+        RAND_FN(verify_zeroization, OSSL_FUNC_RAND_VERIFY_ZEROIZATION);
+
+    while (!atomic_load(&r->stop)) {
+        if (verify(r->f->ctx))
+            r->zeroized++;
+        else
+            r->in_use++;
+    }
+    return NULL;
+}
+
+static void test_verify_zeroization_races_seed(void **state)
+{
+    struct fixture f;
+    struct verify_race r = {.f = &f};
+    pthread_t t;
+    int ok = 1;
+
+    (void)state;
+    fixture_up(&f, "");
+    atomic_init(&r.stop, 0);
+    assert_int_equal(pthread_create(&t, NULL, verify_racer, &r), 0);
+    for (int i = 0; i < 2000 && ok; i++) {
+        unsigned char *seed, copy[48];
+
+        ok = f.get_seed(f.ctx, &seed, 384, 48, 48, 0, NULL, 0) == 48;
+        if (!ok)
+            break;
+        memcpy(copy, seed, sizeof(copy));
+        sched_yield();
+        ok = memcmp(copy, seed, sizeof(copy)) == 0;
+        f.clear_seed(f.ctx, seed, 48);
+    }
+    atomic_store(&r.stop, 1);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(ok);
+    assert_true(r.zeroized + r.in_use > 0);
+    /* Nothing is out now: the answer is 1 again. */
+    assert_int_equal(
+        RAND_FN(verify_zeroization, OSSL_FUNC_RAND_VERIFY_ZEROIZATION)(f.ctx),
+        1);
+    fixture_down(&f);
+}
+
 static void test_threads_locked_ctx(void **state)
 {
     struct fixture f;
@@ -764,6 +855,8 @@ int main(void)
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_threads_seed_outside_lock),
+        cmocka_unit_test(test_double_clear_seed),
+        cmocka_unit_test(test_verify_zeroization_races_seed),
         cmocka_unit_test(test_libcrypto_seed_source),
         cmocka_unit_test(test_libcrypto_failure_reaches_caller),
         cmocka_unit_test(test_libcrypto_evp_rand),
