@@ -302,6 +302,8 @@ static void test_seed_buffers(void **state)
     assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
                          ctx, &seed, 384, 48, 48, 0, NULL, 0),
                      0);
+    assert_null(seed);
+    assert_int_equal(zeroized(ctx), 1);
     RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
     ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
         prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
@@ -310,12 +312,34 @@ static void test_seed_buffers(void **state)
     assert_int_equal(nlive, 0);
 }
 
-/* The same through libcrypto's DRBG chain, prediction resistance on. */
+static uint64_t seed_requests(OSSL_PROVIDER *prov)
+{
+    uint64_t n = 0;
+    OSSL_PARAM p[] = {OSSL_PARAM_uint64(RDRAND_PARAM_SEED_REQUESTS, &n),
+                      OSSL_PARAM_END};
+
+    assert_int_equal(OSSL_PROVIDER_get_params(prov, p), 1);
+    return n;
+}
+
+/*
+ * The same through libcrypto: an RDRAND parent under a CTR-DRBG with
+ * prediction resistance, so every generate takes one seed from the
+ * parent and hands it back.  Afterwards the parent holds no seed
+ * (verify_zeroization reads seed[] and whether it is out), and it was
+ * asked for exactly one seed per generate.
+ */
 static void test_libcrypto_chain(void **state)
 {
-    uint64_t before = checked_frees;
+    uint64_t before = checked_frees, requests;
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     OSSL_PROVIDER *prov, *deflt;
+    EVP_RAND *rdrand, *ctr;
+    EVP_RAND_CTX *parent, *drbg;
+    char aes[] = "AES-256-CTR";
+    OSSL_PARAM cipher[] = {
+        OSSL_PARAM_utf8_string(OSSL_DRBG_PARAM_CIPHER, aes, sizeof(aes) - 1),
+        OSSL_PARAM_END};
     unsigned char buf[64];
 
     (void)state;
@@ -326,17 +350,28 @@ static void test_libcrypto_chain(void **state)
                      1);
     assert_non_null(prov = OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME));
     assert_non_null(deflt = OSSL_PROVIDER_load(libctx, "default"));
-    assert_int_equal(RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
-                                               "provider=rdrand-sim"),
-                     1);
+    assert_non_null(rdrand = EVP_RAND_fetch(libctx, RDRAND_ALGORITHM_NAME,
+                                            "provider=rdrand-sim"));
+    assert_non_null(ctr = EVP_RAND_fetch(libctx, "CTR-DRBG", NULL));
+    assert_non_null(parent = EVP_RAND_CTX_new(rdrand, NULL));
+    assert_int_equal(EVP_RAND_instantiate(parent, 256, 0, NULL, 0, NULL), 1);
+    assert_non_null(drbg = EVP_RAND_CTX_new(ctr, parent));
+    assert_int_equal(EVP_RAND_instantiate(drbg, 256, 1, NULL, 0, cipher), 1);
+    assert_int_equal(EVP_RAND_verify_zeroization(parent), 1);
+    requests = seed_requests(prov);
     for (int i = 0; i < 100; i++)
-        assert_int_equal(EVP_RAND_generate(RAND_get0_public(libctx), buf,
-                                           sizeof(buf), 0, 1, NULL, 0),
-                         1);
+        assert_int_equal(
+            EVP_RAND_generate(drbg, buf, sizeof(buf), 256, 1, NULL, 0), 1);
+    assert_int_equal(seed_requests(prov) - requests, 100);
+    assert_int_equal(EVP_RAND_verify_zeroization(parent), 1);
+    EVP_RAND_CTX_free(drbg);
+    EVP_RAND_CTX_free(parent);
+    EVP_RAND_free(ctr);
+    EVP_RAND_free(rdrand);
     OSSL_PROVIDER_unload(deflt);
     OSSL_PROVIDER_unload(prov);
     OSSL_LIB_CTX_free(libctx);
-    /* The seeds went through the context's buffer (test_seed_buffers). */
+    /* The RAND context and the provider context, freed wiped. */
     assert_all_freed_clean(before, 2);
     assert_int_equal(nlive, 0);
 }
