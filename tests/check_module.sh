@@ -31,13 +31,51 @@ full_relro() { readelf -lW "$1" | has GNU_RELRO && bind_now "$1"; }
 stack_not_exec() { readelf -lW "$1" | has -E 'GNU_STACK .* RW  '; }
 stack_protector() { nm -D --undefined-only "$1" | has -w __stack_chk_fail; }
 fortified() { nm -D --undefined-only "$1" | has -E ' __[a-z_]+_chk(@|$)'; }
-# -fcf-protection: every function whose address is taken (the dispatch
-# tables) starts with ENDBR64.  The ELF property note (readelf -n "x86
-# feature: IBT, SHSTK") is the AND over every linked object, and Debian's
-# crti.o carries none, so it is required only when the toolchain's does.
+# -fcf-protection: every function whose address is taken starts with
+# ENDBR64.  Those are OSSL_provider_init (.dynsym) and every code address
+# stored in data: the dispatch tables' R_X86_64_RELATIVE relocations whose
+# addend lies in .text (.init_array/.fini_array are left out: they hold
+# the toolchain's crtstuff, called directly by ld.so, not ours).  The ELF
+# property note (readelf -n "x86 feature: IBT, SHSTK") is the AND over
+# every linked object, and Debian's crti.o carries none, so it is required
+# only when the toolchain's does.
 crti_has_cet() { readelf -n "$(gcc -print-file-name=crti.o)" | has IBT; }
+section() { # section SO NAME: "start size" in hex, or "0 0"
+    readelf -SW "$1" | sed -n 's/^ *\[ *[0-9]*\] //p' |
+        awk -v n="$2" '$1 == n {s = $3 " " $5} END {print s ? s : "0 0"}'
+}
+indirect_targets() { # the addresses an indirect call or jump may reach
+    local t ts i is f fs off addend
+    read -r t ts < <(section "$1" .text)
+    read -r i is < <(section "$1" .init_array)
+    read -r f fs < <(section "$1" .fini_array)
+    while read -r off addend; do
+        off=$((16#$off)) addend=$((16#$addend))
+        ((addend >= 16#$t && addend < 16#$t + 16#$ts)) || continue
+        ((off >= 16#$i && off < 16#$i + 16#$is)) && continue
+        ((off >= 16#$f && off < 16#$f + 16#$fs)) && continue
+        printf '%x\n' "$addend"
+    done < <(readelf -rW "$1" | awk '$3 == "R_X86_64_RELATIVE" {print $1, $4}')
+    nm -D --defined-only "$1" | awk '$3 == "OSSL_provider_init" {print $1}' |
+        sed 's/^0*//'
+}
+endbr_at() { # the addresses of the ENDBR64 instructions
+    objdump -d --no-show-raw-insn "$1" |
+        awk '$2 == "endbr64" { sub(":", "", $1); print $1 }'
+}
+every_target_endbr() {
+    local targets missing
+    targets=$(indirect_targets "$1" | sort -u)
+    # The dispatch tables alone take more than ten functions' addresses.
+    [ "$(wc -l <<<"$targets")" -ge 10 ] || return 1
+    missing=$(comm -23 <(echo "$targets") <(endbr_at "$1" | sort -u))
+    [ -z "$missing" ] || {
+        echo "# no ENDBR64 at: $missing" >&2
+        return 1
+    }
+}
 cet() {
-    [ "$(objdump -d "$1" | grep -c endbr64)" -ge 20 ] || return 1
+    every_target_endbr "$1" || return 1
     crti_has_cet || return 0
     readelf -n "$1" | has 'x86 feature: IBT, SHSTK'
 }
