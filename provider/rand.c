@@ -169,8 +169,8 @@ static unsigned char *rdrand_seed_take(struct rdrand_ctx *ctx, size_t len)
 }
 
 /*
- * seed[] is wiped and released only by the call that finds it marked out
- * and unmarks it (one exchange): a caller that clears the same seed twice
+ * seed[] is wiped and released only by a call that finds it marked out
+ * (a holder has it): a caller that clears the same seed twice
  * finds it not out and must neither wipe it nor release it, or it would
  * destroy the seed of whoever took seed[] in between.  That is a bug in
  * the caller: it is raised as an internal error (not an abort, which
