@@ -348,11 +348,30 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
  * identity key.  Finds ours, and whether default (or fips) is activated
  * where some activate has turned OpenSSL's implicit default off.
  */
+/*
+ * Is this entry an instance of r->provider's module?  Every instance
+ * registers the same provider= property whatever its entry is called, so
+ * the seed fetch may pick any of them: module's file name is
+ * r->provider.so, or there is no module line and the name is r->provider.
+ */
+static int is_instance(const struct check_report *r, const char *name,
+                       const char *module)
+{
+    const char *base;
+    size_t n = strlen(r->provider);
+
+    if (module == NULL)
+        return strcmp(name, r->provider) == 0;
+    base = strrchr(module, '/') != NULL ? strrchr(module, '/') + 1 : module;
+    return strncmp(base, r->provider, n) == 0 && strcmp(base + n, ".so") == 0;
+}
+
 static void check_providers(struct check_report *r, const CONF *conf,
                             const struct conf_lines *l, const char *list)
 {
     STACK_OF(CONF_VALUE) *providers = NCONF_get_section(conf, list);
-    int found = 0, any_activate = 0, base_ok = 0;
+    int found = 0, any_activate = 0, base_ok = 0, active = 0;
+    const char *first = NULL;
 
     if (providers == NULL) {
         check_problem(r, SEV_MISCONFIGURED, 0, list, NULL,
@@ -373,9 +392,22 @@ static void check_providers(struct check_report *r, const CONF *conf,
         if ((strcmp(name, "default") == 0 || strcmp(name, "fips") == 0)
             && activate_value(r, act) == 1)
             base_ok = 1;
-        if (strcmp(name, r->provider) == 0) {
+        if (strcmp(name, r->provider) == 0
+            || (sect != NULL
+                && is_instance(r, name, sect_value(sect, "module")))) {
             found = 1;
             check_provider_section(r, conf, l, kv->value, name);
+            if (activate_value(r, act) == 1 && active++ == 0)
+                first = kv->value;
+            else if (activate_value(r, act) == 1)
+                check_problem(
+                    r, SEV_MISCONFIGURED, section_line(l, kv->value), kv->value,
+                    NULL,
+                    "[%s] and [%s] both load %s.so: seeds may come from "
+                    "either instance (both register provider=%s), and the "
+                    "counters, shared by all instances, cannot tell them "
+                    "apart; keep one",
+                    first, kv->value, r->provider, r->provider);
         }
     }
     if (!found)

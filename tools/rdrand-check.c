@@ -102,12 +102,13 @@ int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
     return OSSL_PROVIDER_get_params(prov, params);
 }
 
-static uint64_t counter(OSSL_PROVIDER *prov, const char *name)
+/* One counter; 0 if get_params failed (*v is then unusable). */
+static int counter(OSSL_PROVIDER *prov, const char *name, uint64_t *v)
 {
-    uint64_t v = 0;
-    OSSL_PARAM params[] = {OSSL_PARAM_uint64(name, &v), OSSL_PARAM_END};
+    OSSL_PARAM params[] = {OSSL_PARAM_uint64(name, v), OSSL_PARAM_END};
 
-    return OSSL_PROVIDER_get_params(prov, params) ? v : 0;
+    *v = 0;
+    return OSSL_PROVIDER_get_params(prov, params);
 }
 
 static const struct check_value *param(const struct dynamic *d, const char *key)
@@ -118,12 +119,12 @@ static const struct check_value *param(const struct dynamic *d, const char *key)
     return NULL;
 }
 
-static void collect_errors(struct dynamic *d)
+/* The error queue, appended at len to d->errors, then cleared. */
+static void collect_errors_at(struct dynamic *d, size_t len)
 {
     unsigned long e;
     const char *data;
     int flags;
-    size_t len = 0;
 
     while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0
            && len < sizeof(d->errors) - 1) {
@@ -140,29 +141,29 @@ static void collect_errors(struct dynamic *d)
     ERR_clear_error();
 }
 
-/* Steps 2 and 3: in this process, as an application. */
+static void collect_errors(struct dynamic *d)
+{
+    collect_errors_at(d, 0);
+}
+
+/*
+ * Steps 2 and 3: in this process, as an application.  The draw comes
+ * before any OSSL_PROVIDER_* call: loading or even asking for a provider
+ * by name can change which provider instance the seed fetch picks, and
+ * the check must measure what an application gets.  The counters are
+ * process-wide and this process asked for no seed before the draw, so
+ * their totals afterwards are what the draw caused (plus any load-time
+ * check, which only raises them: the test below stays a lower bound).
+ */
 static void check_live(struct check_report *r, struct dynamic *d,
                        long more_seeds)
 {
     OSSL_PROVIDER *prov;
     unsigned char buf[32];
-    uint64_t requests, failures;
     const OSSL_PARAM *known;
     const struct check_value *status, *state;
+    int counted;
 
-    if (!OSSL_PROVIDER_available(NULL, r->provider)
-        || (prov = OSSL_PROVIDER_load(NULL, r->provider)) == NULL) {
-        collect_errors(d);
-        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                      "provider %s is not loaded in a process using this "
-                      "configuration: OpenSSL seeds from the OS without a "
-                      "word%s%s",
-                      r->provider, d->errors[0] ? "; errors: " : "", d->errors);
-        return;
-    }
-    d->loaded = 1;
-    requests = counter(prov, RDRAND_PARAM_SEED_REQUESTS);
-    failures = counter(prov, RDRAND_PARAM_SEED_FAILURES);
     d->drew = RAND_bytes(buf, sizeof(buf)) == 1;
     /* Prediction resistance makes the DRBG chain ask the seed source. */
     for (long i = 0; d->drew && i <= more_seeds; i++, d->requests++)
@@ -172,8 +173,27 @@ static void check_live(struct check_report *r, struct dynamic *d,
     OPENSSL_cleanse(buf, sizeof(buf));
     if (!d->drew)
         collect_errors(d);
-    d->seed_delta = counter(prov, RDRAND_PARAM_SEED_REQUESTS) - requests;
-    d->failed_delta = counter(prov, RDRAND_PARAM_SEED_FAILURES) - failures;
+
+    if (!OSSL_PROVIDER_available(NULL, r->provider)
+        || (prov = OSSL_PROVIDER_load(NULL, r->provider)) == NULL) {
+        collect_errors_at(d, strlen(d->errors)); /* after the draw's */
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "provider %s is not loaded in a process using this "
+                      "configuration: OpenSSL seeds from the OS without a "
+                      "word%s%s",
+                      r->provider, d->errors[0] ? "; errors: " : "", d->errors);
+        return;
+    }
+    d->loaded = 1;
+    counted = counter(prov, RDRAND_PARAM_SEED_REQUESTS, &d->seed_delta)
+              & counter(prov, RDRAND_PARAM_SEED_FAILURES, &d->failed_delta);
+    if (!counted) {
+        collect_errors_at(d, strlen(d->errors));
+        check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
+                      "provider %s did not serve its seed counters: %s",
+                      r->provider,
+                      d->errors[0] ? d->errors : "no error recorded");
+    }
 
     known = OSSL_PROVIDER_gettable_params(prov);
     for (; known != NULL && known->key != NULL && d->nparams < MAX_PARAMS;
@@ -187,7 +207,8 @@ static void check_live(struct check_report *r, struct dynamic *d,
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "drawing random bytes failed: %s",
                       d->errors[0] ? d->errors : "no error recorded");
-    else if (d->seed_delta < (uint64_t)d->requests || d->failed_delta != 0)
+    else if (counted
+             && (d->seed_delta < (uint64_t)d->requests || d->failed_delta != 0))
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                       "%d prediction-resistant requests succeeded but "
                       "provider %s served %" PRIu64
@@ -195,7 +216,7 @@ static void check_live(struct check_report *r, struct dynamic *d,
                       "(the OS)",
                       d->requests, r->provider, d->seed_delta);
     else
-        d->live = 1;
+        d->live = counted; /* unproven without the counters (above) */
     if (status != NULL && status->i != 1 && d->drew)
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "provider %s reports status 0: %s", r->provider,

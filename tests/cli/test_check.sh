@@ -138,6 +138,28 @@ sim -- "$CHECK" -c "$VARIANT" --provider $SIM
 check "random_provider: flagged on its line" \
     names_line "$(line_of 'random_provider = default')"
 
+# A second instance of the module under another entry name, refused by
+# its own bad value, listed first (/tmp/r8/two2.cnf): both register
+# provider=rdrand-sim, an application's seed comes from the refused one.
+# rdrand-check draws before any OSSL_PROVIDER_* call (which would change
+# the instance picked) and names both sections: exit 2, never 0.
+make_variant 's/^default = default_sect$/zz = zz_sect\n&/'
+printf '[zz_sect]\nmodule = rdrand-sim.so\nactivate = 1\ncoco_seed_bits = 128\n' \
+    >>"$VARIANT"
+check "two instances: the variant lists zz first" \
+    test "$(line_of 'zz = zz_sect')" -lt "$(line_of 'default = default_sect')"
+sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
+check "two instances: openssl rand fails (seeded by zz)" exited_fail
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "two instances: rdrand-check exits 2" exited_with 2
+check "two instances: names both sections" \
+    stdout_has '^misconfigured: .*\[zz_sect\] and \[rdrand_sect\] both load rdrand-sim\.so'
+check "two instances: the draw failed as the application's did" \
+    stdout_has '^unhealthy: drawing random bytes failed: .*coco_seed_bits = "128"'
+check "two instances: zz's bad value named on its line" \
+    names_line "$(line_of 'coco_seed_bits = 128')"
+check "two instances: not live" stdout_lacks '^seed source: live'
+
 # No such file.
 sim -- "$CHECK" -c "$OUT/nonexistent.cnf" --provider $SIM
 check "no such file: exit 2" exited_with 2
