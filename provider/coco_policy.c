@@ -106,14 +106,21 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     coco_reason = reason == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
                                                : RDRAND_R_COCO_SEED_FAILED;
     rdrand_source_latch_coco(prov, coco_reason);
-    if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED)
-        return 1; /* every request will raise coco_reason with the cause */
-
     platform = prov->coco.platform == RDRAND_COCO_NONE
                    ? "none detected, coco = require"
                    : rdrand_coco_platform_name(prov->coco.platform);
     cause = reason == RDRAND_R_NO_RDRAND ? "CPUID reports no RDRAND"
                                          : rdrand_reason_text(reason);
+    if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED) {
+        /* Every request will raise coco_reason with the cause: say so now. */
+        rdrand_warn(prov,
+                    "%s; platform %s (decided by %s); cause: %s; every seed "
+                    "request fails (on_coco_failure = fail-closed): restart "
+                    "the process on working hardware",
+                    rdrand_reason_text(coco_reason), platform,
+                    prov->coco.signal, cause);
+        return 1;
+    }
     /* Self-contained: a refused provider's reason strings never load. */
     RDRAND_RAISE(
         prov, coco_reason, "%s; platform %s (decided by %s); cause: %s",

@@ -236,6 +236,13 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         OPENSSL_clear_free(prov, sizeof(*prov));
         return 0;
     }
+    /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
+    if (!prov->rdrand_available && !prov->coco_enforced)
+        rdrand_warn(prov,
+                    "%s: every seed request from this provider fails; run on "
+                    "a CPU with RDRAND or remove the provider from "
+                    "openssl.cnf",
+                    rdrand_reason_text(RDRAND_R_NO_RDRAND));
 
     *out = rdrand_provider_functions;
     *provctx = prov;

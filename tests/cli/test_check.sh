@@ -177,6 +177,23 @@ for row in "fail-from=1|RDRAND reported failure \\(CF=0\\)" \
     check "RDRAND_SIM=$spec: verdict unhealthy" stdout_has '^verdict: 1 '
 done
 
+# No RDRAND, in a CoCo guest under on_coco_failure = fail-closed and
+# outside one: requests only raise, so the provider warns once, at load,
+# on the warn channel (stderr here).
+coco=("RDRAND_TEST_ON_COCO_FAILURE=fail-closed" "RDRAND_TEST_COCO=auto"
+    "RDRAND_TEST_COCO_SEED_BITS=256")
+for row in "sim-coco.cnf|coco=tdx,rdrand=absent|confidential-computing guest without RDRAND: .*on_coco_failure = fail-closed" \
+    "rdrand-sim.cnf|rdrand=absent|RDRAND is not available on this CPU .*every seed request from this provider fails"; do
+    IFS='|' read -r cnf spec warning <<<"$row"
+    run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/$cnf" "${coco[@]}" \
+        "RDRAND_SIM=$spec" -- "$OPENSSL_BIN" rand -hex 16
+    check "RDRAND_SIM=$spec, openssl rand: fails closed" exited_fail
+    check "RDRAND_SIM=$spec, openssl rand: warned on stderr" \
+        stderr_has "^rdrand-provider: $warning"
+    check "RDRAND_SIM=$spec, openssl rand: warned once" \
+        test "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1
+done
+
 # A CoCo guest whose check fails under on_coco_failure = refuse: OpenSSL
 # skips the provider; the refusal is on the warning channel; exit 2.
 run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco.cnf" \
