@@ -22,6 +22,7 @@
  * (misconfiguration), 3 usage error.  Invoked as rdrand-stat it is the
  * old rdrand-stat (deprecated; rdrand-stat.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/conf.h>
@@ -478,6 +480,89 @@ static FILE *open_output(const char *path, char *tmp, size_t tmp_len)
     return out;
 }
 
+/*
+ * Steps 1 to 3 in this process: load the configuration as an application
+ * would, before any other libcrypto use, check it, then draw.
+ */
+static void check_in_process(struct check_report *r, struct dynamic *d,
+                             const char *config, long more)
+{
+    OPENSSL_INIT_SETTINGS *settings;
+
+    if ((settings = OPENSSL_INIT_new()) == NULL
+        || !OPENSSL_INIT_set_config_filename(settings, config)
+        || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
+        collect_errors(d);
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "OpenSSL failed to apply this configuration: %s",
+                      d->errors);
+        d->errors[0] = '\0';
+    }
+    OPENSSL_INIT_free(settings);
+    check_config(r);
+    check_live(r, d, more);
+}
+
+/*
+ * A configuration can make every process that loads it abort (the
+ * provider's on_coco_failure = abort), rdrand-check included; then it
+ * would write nothing and a monitor would keep the last good result.  So
+ * the check runs in a child, whose stderr passes through this process:
+ * returns -1 in the child (go on and report), the child's exit status if
+ * it exited, or CHECK_UNHEALTHY with the signal and the provider's last
+ * line on stderr as a problem for the parent to report (having loaded
+ * nothing itself).
+ */
+static int run_in_child(struct check_report *r, int *reported)
+{
+    int fds[2], status;
+    pid_t pid;
+    char buf[512], line[512], last[512] = "";
+    size_t have = 0;
+    ssize_t n;
+
+    if (pipe(fds) != 0 || (pid = fork()) < 0) {
+        perror("rdrand-check: running the check in a child");
+        exit(CHECK_USAGE);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        if (dup2(fds[1], STDERR_FILENO) < 0)
+            _exit(CHECK_USAGE);
+        close(fds[1]);
+        return -1;
+    }
+    close(fds[1]);
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0
+           || (n < 0 && errno == EINTR))
+        for (ssize_t i = 0; i < n; i++) {
+            fputc(buf[i], stderr);
+            if (buf[i] == '\n') {
+                line[have] = '\0';
+                if (have > 0)
+                    memcpy(last, line, have + 1);
+                have = 0;
+            } else if (have < sizeof(line) - 1) {
+                line[have++] = buf[i];
+            }
+        }
+    close(fds[0]);
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            perror("rdrand-check: waiting for the check");
+            exit(CHECK_USAGE);
+        }
+    if ((*reported = WIFEXITED(status)) != 0)
+        return WEXITSTATUS(status);
+    check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
+                  "the check process was killed by signal %d (%s) while "
+                  "loading this configuration or drawing: so is every "
+                  "application using it%s%s",
+                  WTERMSIG(status), strsignal(WTERMSIG(status)),
+                  last[0] ? "; its last words on stderr: " : "", last);
+    return CHECK_UNHEALTHY;
+}
+
 static int usage(FILE *to, const char *argv0)
 {
     fprintf(to,
@@ -512,9 +597,8 @@ int main(int argc, char **argv)
     enum format format = TEXT;
     const char *config = NULL, *output = NULL;
     char *default_conf = NULL, *end, tmp[4096];
-    OPENSSL_INIT_SETTINGS *settings;
     long more = 0;
-    int opt, code;
+    int opt, code, reported = 0;
     FILE *out = stdout;
 
     if (strcmp(basename(argv[0]), "rdrand-stat") == 0)
@@ -561,20 +645,14 @@ int main(int argc, char **argv)
     r.config = config;
     r.openssl_version = OpenSSL_version_num();
 
-    /* Load it as an application would, before any other libcrypto use. */
-    if ((settings = OPENSSL_INIT_new()) == NULL
-        || !OPENSSL_INIT_set_config_filename(settings, config)
-        || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
-        collect_errors(&d);
-        check_problem(&r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                      "OpenSSL failed to apply this configuration: %s",
-                      d.errors);
-        d.errors[0] = '\0';
+    /* A child that aborts (on_coco_failure = abort) still gets a report. */
+    if ((code = run_in_child(&r, &reported)) < 0) {
+        check_in_process(&r, &d, config, more);
+        code = verdict(&r);
+    } else if (reported) {
+        OPENSSL_free(default_conf);
+        return code; /* the child's report and status */
     }
-    OPENSSL_INIT_free(settings);
-    check_config(&r);
-    check_live(&r, &d, more);
-    code = verdict(&r);
 
     if (output != NULL && (out = open_output(output, tmp, sizeof(tmp))) == NULL)
         return CHECK_USAGE;

@@ -254,6 +254,27 @@ sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
 check "--prometheus, latched: promtool accepts the escaped health_state" \
     promtool check metrics <"$OUT/stdout"
 
+# on_coco_failure = abort aborts every process loading the file, and
+# would abort rdrand-check before it wrote anything: the check runs in a
+# child, and the parent reports the abort (exit 1, with the provider's
+# reason) into a fresh file, replacing the last good one.
+aborting=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco.cnf"
+    "RDRAND_TEST_ON_COCO_FAILURE=abort" "RDRAND_TEST_COCO=auto"
+    "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=coco=tdx,fail-at=9")
+printf 'stale\n' >"$PROM"
+run "${aborting[@]}" -- "$CHECK" --provider $SIM --prometheus -o "$PROM"
+check "abort config: exit 1" exited_with 1
+check "abort config: promtool accepts the file written" \
+    promtool check metrics <"$PROM"
+check "abort config: rdrand_check_exit_code 1" \
+    grep -qx "rdrand_check_exit_code{provider=\"$SIM\"} 1" "$PROM"
+check "abort config: the provider's reason still on stderr" \
+    stderr_has '^rdrand-provider: .*aborting$'
+run "${aborting[@]}" -- "$CHECK" --provider $SIM
+check "abort config, text: names the signal and the reason" \
+    stdout_has '^unhealthy: the check process was killed by signal 6 .*last words on stderr: rdrand-provider: .*aborting'
+check "abort config, text: verdict unhealthy" stdout_has '^verdict: 1 '
+
 # --- the systemd example: valid units, and its command line works ---
 UNITS=$OUT/units
 TEXTFILE=$OUT/textfile
@@ -266,6 +287,9 @@ run -- systemd-analyze verify "$UNITS/rdrand-check.service" \
 check "systemd-analyze verify: the service and timer are valid" exited_ok
 check "systemd-analyze verify: not a single complaint" \
     test ! -s "$OUT/stderr"
+check "the service runs as the textfile directory's owner, not a DynamicUser" \
+    test "$(grep -cx -e 'User=prometheus' -e 'DynamicUser=yes' "$UNITS/rdrand-check.service")" -eq 1 -a \
+    "$(grep -cx 'User=prometheus' "$UNITS/rdrand-check.service")" -eq 1
 exec_start=$(sed -n 's/^ExecStart=//p' "$UNITS/rdrand-check.service" |
     sed "s|/var/lib/prometheus/node-exporter|$TEXTFILE|")
 # shellcheck disable=SC2086 # the unit's command line, split as systemd does
