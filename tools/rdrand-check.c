@@ -251,17 +251,59 @@ static const char *const severities[] = {"warning", "unhealthy",
 
 static void put_value(FILE *out, const struct check_value *v, int json);
 
+/*
+ * The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 for
+ * an ill-formed one (bad lead or continuation byte, overlong, surrogate,
+ * above U+10FFFF).  Config values are free text: the outputs must stay
+ * valid JSON and Prometheus text whatever bytes they hold.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+    size_t n = s[0] < 0x80   ? 1
+               : s[0] < 0xc2 ? 0
+               : s[0] < 0xe0 ? 2
+               : s[0] < 0xf0 ? 3
+               : s[0] < 0xf5 ? 4
+                             : 0;
+
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0)      /* overlong */
+        || (n == 3 && s[0] == 0xed && s[1] >= 0xa0)  /* surrogate */
+        || (n == 4 && s[0] == 0xf0 && s[1] < 0x90)   /* overlong */
+        || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90)) /* > U+10FFFF */
+        return 0;
+    return n;
+}
+
+/* s escaped for a JSON string (json) or a Prometheus label value. */
+static void put_escaped(FILE *out, const char *s, int json)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        size_t n = utf8_len(p);
+
+        if (n == 0) {
+            fputs("\xef\xbf\xbd", out); /* U+FFFD for the ill-formed byte */
+            p++;
+            continue;
+        }
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (json && *p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fwrite(p, 1, n, out);
+        p += n;
+    }
+}
+
 static void json_str(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; s != NULL && *s != '\0'; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, out);
-    }
+    put_escaped(out, s, 1);
     fputc('"', out);
 }
 
@@ -372,14 +414,7 @@ static const char *const counters[] = {RDRAND_PARAM_RDRAND_WORDS,
 static void prom_label(FILE *out, const char *name, const char *value)
 {
     fprintf(out, "%s=\"", name);
-    for (; value != NULL && *value != '\0'; value++) {
-        if (*value == '\\' || *value == '"')
-            fprintf(out, "\\%c", *value);
-        else if (*value == '\n')
-            fputs("\\n", out);
-        else
-            fputc(*value, out);
-    }
+    put_escaped(out, value, 0);
     fputc('"', out);
 }
 

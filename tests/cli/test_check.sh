@@ -275,6 +275,24 @@ check "abort config, text: names the signal and the reason" \
     stdout_has '^unhealthy: the check process was killed by signal 6 .*last words on stderr: rdrand-provider: .*aborting'
 check "abort config, text: verdict unhealthy" stdout_has '^verdict: 1 '
 
+# A refused value with a byte that is not UTF-8, a quote and a backslash
+# (/tmp/r8/j.cnf): both outputs stay valid for their parsers.
+make_variant 's/^warn = stderr$/warn = lo\xffud"x\\y/'
+check "non-UTF-8 value: the variant holds the byte" grep -q $'\xff' "$VARIANT"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM --json
+check "non-UTF-8 value, --json: exit 2" exited_with 2
+check "non-UTF-8 value, --json: python3 parses it as UTF-8 JSON" \
+    "$PY" -c 'import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert any("lo\ufffdud" in p["message"] for p in d["problems"])' \
+    "$OUT/stdout"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
+check "non-UTF-8 value, --prometheus: promtool accepts it" \
+    promtool check metrics <"$OUT/stdout"
+check "non-UTF-8 value, --prometheus: valid UTF-8" \
+    "$PY" -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' \
+    "$OUT/stdout"
+
 # --- the systemd example: valid units, and its command line works ---
 UNITS=$OUT/units
 TEXTFILE=$OUT/textfile
