@@ -44,6 +44,7 @@
 #include "rdrand_provider.h"
 
 #include "check.h"
+#include "errors.h"
 
 #define MAX_PARAMS 32
 
@@ -56,6 +57,7 @@ struct dynamic {
     uint64_t seed_delta;   /* seed-requests during the draws */
     uint64_t failed_delta; /* seed-failures during the draws */
     int live;              /* the verdict on the seed source */
+    int coco_refused;      /* the provider refused to load: CoCo check */
     char errors[1024];     /* the error queue after a failed draw */
     struct check_value params[MAX_PARAMS];
     size_t nparams;
@@ -132,6 +134,12 @@ static void collect_errors_at(struct dynamic *d, size_t len)
            && len < sizeof(d->errors) - 1) {
         char one[256];
 
+        /* A provider's reasons come with a library number of its own. */
+        if (ERR_GET_LIB(e) >= ERR_LIB_USER
+            && (ERR_GET_REASON(e) == RDRAND_R_COCO_NO_RDRAND
+                || ERR_GET_REASON(e) == RDRAND_R_COCO_SEED_FAILED))
+            d->coco_refused = 1;
+
         ERR_error_string_n(e, one, sizeof(one));
         len += (size_t)snprintf(d->errors + len, sizeof(d->errors) - len,
                                 "%s%s%s%s", len ? "; " : "", one,
@@ -164,7 +172,7 @@ static void check_live(struct check_report *r, struct dynamic *d,
     unsigned char buf[32];
     const OSSL_PARAM *known;
     const struct check_value *status, *state;
-    int counted;
+    int counted, available;
 
     d->drew = RAND_bytes(buf, sizeof(buf)) == 1;
     /* Prediction resistance makes the DRBG chain ask the seed source. */
@@ -174,16 +182,28 @@ static void check_live(struct check_report *r, struct dynamic *d,
                   == 1;
     OPENSSL_cleanse(buf, sizeof(buf));
     if (!d->drew)
-        collect_errors(d);
+        collect_errors_at(d, strlen(d->errors)); /* after the load's */
 
-    if (!OSSL_PROVIDER_available(NULL, r->provider)
-        || (prov = OSSL_PROVIDER_load(NULL, r->provider)) == NULL) {
+    /*
+     * Not available: load it once more, after the draw, for the reason it
+     * was not (OpenSSL applies the file and drops a refused provider's
+     * reason from the error queue).  A CoCo refusal is RDRAND failing.
+     */
+    available = OSSL_PROVIDER_available(NULL, r->provider);
+    if ((prov = OSSL_PROVIDER_load(NULL, r->provider)) == NULL || !available) {
         collect_errors_at(d, strlen(d->errors)); /* after the draw's */
-        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                      "provider %s is not loaded in a process using this "
-                      "configuration: OpenSSL seeds from the OS without a "
-                      "word%s%s",
-                      r->provider, d->errors[0] ? "; errors: " : "", d->errors);
+        if (d->coco_refused)
+            check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
+                          "provider %s refuses to load: %s", r->provider,
+                          d->errors);
+        else
+            check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                          "provider %s is not loaded in a process using this "
+                          "configuration: OpenSSL seeds from the OS without a "
+                          "word%s%s",
+                          r->provider, d->errors[0] ? "; errors: " : "",
+                          d->errors);
+        OSSL_PROVIDER_unload(prov);
         return;
     }
     d->loaded = 1;
@@ -528,9 +548,10 @@ static void check_in_process(struct check_report *r, struct dynamic *d,
         || !OPENSSL_INIT_set_config_filename(settings, config)
         || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
         collect_errors(d);
-        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                      "OpenSSL failed to apply this configuration: %s",
-                      d->errors);
+        /* A CoCo refusal is RDRAND failing (exit 1), not a mistake. */
+        check_problem(
+            r, d->coco_refused ? SEV_UNHEALTHY : SEV_MISCONFIGURED, 0, NULL,
+            NULL, "OpenSSL failed to apply this configuration: %s", d->errors);
         d->errors[0] = '\0';
     }
     OPENSSL_INIT_free(settings);

@@ -195,15 +195,25 @@ for row in "sim-coco.cnf|coco=tdx,rdrand=absent|confidential-computing guest wit
 done
 
 # A CoCo guest whose check fails under on_coco_failure = refuse: OpenSSL
-# skips the provider; the refusal is on the warning channel; exit 2.
-run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco.cnf" \
-    "RDRAND_TEST_ON_COCO_FAILURE=refuse" "RDRAND_TEST_COCO=auto" \
-    "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=coco=tdx,fail-at=9" -- \
-    "$CHECK" --provider $SIM
-check "refused load: exit 2" exited_with 2
-check "refused load: not loaded" stdout_has "provider $SIM is not loaded"
-check "refused load: warned on the warn channel (stderr)" \
-    stderr_has '^rdrand-provider: confidential-computing guest: .*refused to load'
+# skips the provider; the refusal is on the warning channel.  RDRAND is
+# failing, not the file: exit 1 with the provider's reason, though
+# OpenSSL applies the file and drops that reason from the error queue
+# (the checker loads the provider again, after its draw, to get it).
+for row in "sim-coco.cnf|coco=tdx,fail-at=9|confidential-computing guest: RDRAND failed the check at load" \
+    "rdrand-sim.cnf|coco=tdx,rdrand=absent|confidential-computing guest without RDRAND"; do
+    IFS='|' read -r cnf spec reason <<<"$row"
+    run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/$cnf" \
+        "RDRAND_TEST_ON_COCO_FAILURE=refuse" "RDRAND_TEST_COCO=auto" \
+        "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=$spec" -- \
+        "$CHECK" --provider $SIM
+    check "refused load, $cnf, $spec: exit 1" exited_with 1
+    check "refused load, $cnf, $spec: the reason" \
+        stdout_has "^unhealthy: .*$reason"
+    check "refused load, $cnf, $spec: not called a misconfiguration" \
+        stdout_lacks '^misconfigured: '
+    check "refused load, $cnf, $spec: warned on the warn channel (stderr)" \
+        stderr_has '^rdrand-provider: confidential-computing guest.*refused to load'
+done
 
 # --- JSON and Prometheus, parsed by real parsers ---
 sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --json -n 3
