@@ -47,44 +47,98 @@ static void trim(char *s)
     memmove(s, s + start, len - start + 1);
 }
 
-/* Sections and keys as NCONF sees them: "[ name ]", "key = value", "#". */
+/* Cut a comment off as NCONF does: "#" outside quotes and unescaped. */
+static void strip_comment(char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '\\' && s[1] != '\0') {
+            s++;
+        } else if (*s == '"' || *s == '\'') {
+            char q = *s;
+
+            while (s[1] != '\0' && s[1] != q)
+                s += s[1] == '\\' && q == '"' && s[2] != '\0' ? 2 : 1;
+            if (s[1] == '\0')
+                return;
+            s++;
+        } else if (*s == '#') {
+            *s = '\0';
+            return;
+        }
+    }
+}
+
+/* One logical line (continuations joined), first physical line number. */
+static int add_line(struct conf_lines *out, char *buf, char *section,
+                    size_t section_len, int line)
+{
+    char *eq;
+    struct conf_line *grown;
+
+    strip_comment(buf);
+    trim(buf);
+    if (buf[0] == '[' && strchr(buf, ']') != NULL) {
+        *strchr(buf, ']') = '\0';
+        snprintf(section, section_len, "%.63s", buf + 1);
+        trim(section);
+        buf[0] = '\0'; /* the header: key "" */
+    } else if (buf[0] == '.' || (eq = strchr(buf, '=')) == NULL) {
+        return 1; /* .include, .pragma, blank */
+    } else {
+        *eq = '\0';
+        trim(buf);
+    }
+    if ((grown = realloc(out->v, (out->n + 1) * sizeof(*grown))) == NULL)
+        return 0;
+    out->v = grown;
+    snprintf(out->v[out->n].section, sizeof(out->v[0].section), "%s", section);
+    snprintf(out->v[out->n].key, sizeof(out->v[0].key), "%.63s", buf);
+    out->v[out->n++].line = line;
+    return 1;
+}
+
+/*
+ * Sections and keys as NCONF sees them: lines of any length, a line
+ * ending in a backslash continued on the next (joined before comments
+ * are cut, as NCONF does), "[ name ]", "key = value", "#" comments.
+ * Each key keeps the physical line it starts on.
+ */
 static void read_lines(const char *path, struct conf_lines *out)
 {
-    char buf[1024], section[64] = "default";
+    char *buf = NULL, *logical = NULL, section[64] = "default";
+    size_t cap = 0, len = 0;
+    ssize_t n;
     FILE *f = fopen(path, "r");
-    int line = 0;
+    int line = 0, first = 0, ok = 1;
 
     out->v = NULL;
     out->n = 0;
     if (f == NULL)
         return;
-    while (fgets(buf, sizeof(buf), f) != NULL) {
-        char *eq, *hash = strchr(buf, '#');
-        struct conf_line *grown;
+    while (ok && (n = getline(&buf, &cap, f)) >= 0) {
+        char *grown;
 
         line++;
-        if (hash != NULL)
-            *hash = '\0';
-        trim(buf);
-        if (buf[0] == '[' && strchr(buf, ']') != NULL) {
-            *strchr(buf, ']') = '\0';
-            snprintf(section, sizeof(section), "%.63s", buf + 1);
-            trim(section);
-            buf[0] = '\0'; /* the header: key "" */
-        } else if (buf[0] == '.' || (eq = strchr(buf, '=')) == NULL) {
-            continue; /* .include, .pragma, blank */
-        } else {
-            *eq = '\0';
-            trim(buf);
-        }
-        if ((grown = realloc(out->v, (out->n + 1) * sizeof(*grown))) == NULL)
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+            buf[--n] = '\0';
+        if (len == 0)
+            first = line;
+        if ((grown = realloc(logical, len + (size_t)n + 1)) == NULL)
             break;
-        out->v = grown;
-        snprintf(out->v[out->n].section, sizeof(out->v[0].section), "%s",
-                 section);
-        snprintf(out->v[out->n].key, sizeof(out->v[0].key), "%.63s", buf);
-        out->v[out->n++].line = line;
+        logical = grown;
+        memcpy(logical + len, buf, (size_t)n + 1);
+        len += (size_t)n;
+        if (len > 0 && logical[len - 1] == '\\') {
+            logical[--len] = '\0'; /* continued on the next line */
+            continue;
+        }
+        ok = add_line(out, logical, section, sizeof(section), first);
+        len = 0;
     }
+    if (ok && len > 0)
+        add_line(out, logical, section, sizeof(section), first);
+    free(buf);
+    free(logical);
     fclose(f);
 }
 

@@ -160,6 +160,30 @@ check "two instances: zz's bad value named on its line" \
     names_line "$(line_of 'coco_seed_bits = 128')"
 check "two instances: not live" stdout_lacks '^seed source: live'
 
+# Lines of any length, and continuations.  A comment of 1023 bytes then
+# "warn = bogus" on one line (/tmp/r8/longc2.cnf): no second warn key; a
+# comment ending in a backslash swallows the next line, as NCONF joins
+# before cutting comments; a value continued with a backslash is one
+# key, named on the line it starts on.
+long=$(printf 'x%.0s' {1..1021})
+make_variant "s/^coco = auto\$/# $long""warn = bogus\n&/"
+check "long comment: the variant has a 1035-byte line" \
+    test "$(awk 'length($0) == 1035' "$VARIANT" | wc -l)" -eq 1
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "long comment: rdrand-check exits 0" exited_with 0
+check "long comment: no problem reported" \
+    stdout_lacks '^(warning|unhealthy|misconfigured): '
+make_variant 's/^coco = auto$/# a comment continued \\\nwarn = bogus\n&/'
+check "continued comment: the variant has it" grep -qx 'warn = bogus' "$VARIANT"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "continued comment: its second line is no key, exit 0" exited_with 0
+make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 12\\\n8/'
+check "continued value: the variant splits it" grep -qx '8' "$VARIANT"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "continued value: exit 2 (128 is refused)" exited_with 2
+check "continued value: named on its first line" \
+    names_line "$(line_of "coco_seed_bits = 12\\")"
+
 # No such file.
 sim -- "$CHECK" -c "$OUT/nonexistent.cnf" --provider $SIM
 check "no such file: exit 2" exited_with 2
