@@ -222,14 +222,27 @@ static const char *closest(const char *name, const char *const *known)
     return best;
 }
 
+/* The last entry for key (as OpenSSL applies them in order), or NULL. */
+static const CONF_VALUE *sect_find(STACK_OF(CONF_VALUE) * sect, const char *key,
+                                   int nocase)
+{
+    const CONF_VALUE *found = NULL;
+
+    for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
+        const char *name = sk_CONF_VALUE_value(sect, i)->name;
+
+        if ((nocase ? strcasecmp(name, key) : strcmp(name, key)) == 0)
+            found = sk_CONF_VALUE_value(sect, i);
+    }
+    return found;
+}
+
+/* Provider sections: core_get_params matches keys case-sensitively. */
 static const char *sect_value(STACK_OF(CONF_VALUE) * sect, const char *key)
 {
-    const char *value = NULL;
+    const CONF_VALUE *kv = sect_find(sect, key, 0);
 
-    for (int i = 0; i < sk_CONF_VALUE_num(sect); i++)
-        if (strcmp(sk_CONF_VALUE_value(sect, i)->name, key) == 0)
-            value = sk_CONF_VALUE_value(sect, i)->value;
-    return value;
+    return kv != NULL ? kv->value : NULL;
 }
 
 static const char *skip_dot(const char *name)
@@ -511,7 +524,7 @@ static void check_random(struct check_report *r, const CONF *conf,
                          const struct conf_lines *l, const char *sect_name)
 {
     STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, sect_name);
-    const char *seed, *props;
+    const CONF_VALUE *seed, *props;
     int sl = section_line(l, sect_name);
 
     if (sect == NULL) {
@@ -526,8 +539,9 @@ static void check_random(struct check_report *r, const CONF *conf,
         const char *key = sk_CONF_VALUE_value(sect, i)->name;
         int known = 0;
 
+        /* OpenSSL compares [random] keys ignoring case (rand_lib.c). */
         for (int k = 0; random_keys[k] != NULL; k++)
-            known |= strcmp(key, random_keys[k]) == 0;
+            known |= strcasecmp(key, random_keys[k]) == 0;
         if (!known)
             check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, key),
                           sect_name, key,
@@ -536,31 +550,30 @@ static void check_random(struct check_report *r, const CONF *conf,
                           key, closest(key, random_keys));
     }
     /* Algorithm names are case-insensitive to EVP_RAND_fetch. */
-    if ((seed = sect_value(sect, "seed")) == NULL)
+    if ((seed = sect_find(sect, "seed", 1)) == NULL)
         check_problem(r, SEV_MISCONFIGURED, sl, sect_name, "seed",
                       "no seed line: OpenSSL seeds from its default source "
                       "(the OS); write seed = %s",
                       RDRAND_ALGORITHM_NAME);
-    else if (strcasecmp(seed, RDRAND_ALGORITHM_NAME) != 0)
-        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, "seed"),
-                      sect_name, "seed",
+    else if (strcasecmp(seed->value, RDRAND_ALGORITHM_NAME) != 0)
+        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, seed->name),
+                      sect_name, seed->name,
                       "seed = %s: no seed source of that name here, and "
                       "OpenSSL then seeds from the OS without a word; did "
                       "you mean %s?",
-                      seed, RDRAND_ALGORITHM_NAME);
-    if ((props = sect_value(sect, "seed_properties")) == NULL)
+                      seed->value, RDRAND_ALGORITHM_NAME);
+    if ((props = sect_find(sect, "seed_properties", 1)) == NULL)
         check_problem(r, SEV_MISCONFIGURED, sl, sect_name, "seed_properties",
                       "no seed_properties line: any provider's %s could be "
                       "fetched; write seed_properties = provider=%s",
                       RDRAND_ALGORITHM_NAME, r->provider);
-    else if (!selects_provider(props, r->provider))
-        check_problem(r, SEV_MISCONFIGURED,
-                      line_of(l, sect_name, "seed_properties"), sect_name,
-                      "seed_properties",
+    else if (!selects_provider(props->value, r->provider))
+        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, props->name),
+                      sect_name, props->name,
                       "seed_properties = %s does not select provider %s, "
                       "and OpenSSL then seeds from the OS without a word; "
                       "did you mean provider=%s?",
-                      props, r->provider, r->provider);
+                      props->value, r->provider, r->provider);
 }
 
 /* ---- random_provider (3.5+): where RAND_bytes goes ---- */
