@@ -6,12 +6,14 @@
  * provider the live seed source?  Every mistake found is named with the
  * line to fix, which NCONF does not keep: the file is read again for it.
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/conf.h>
@@ -291,8 +293,10 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
                          const char *sect_name, const char *name,
                          const char *module)
 {
-    const char *dir = getenv("OPENSSL_MODULES");
+    /* libcrypto reads it through ossl_safe_getenv: so does the check. */
+    const char *env = secure_getenv("OPENSSL_MODULES"), *dir = env;
     char path[4096], with_so[4200];
+    struct stat st;
     int hint;
 
     if (dir == NULL)
@@ -303,10 +307,12 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
         snprintf(path, sizeof(path), "%s", module);
     else
         snprintf(path, sizeof(path), "%s/%s", dir, module);
-    if (access(path, R_OK) == 0)
+    /* A directory is not a module, though access() says it is there. */
+    if (access(path, R_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
         return;
     snprintf(with_so, sizeof(with_so), "%s.so", path);
-    hint = module != NULL && access(with_so, R_OK) == 0;
+    hint = module != NULL && access(with_so, R_OK) == 0
+           && stat(with_so, &st) == 0 && S_ISREG(st.st_mode);
     check_problem(
         r, SEV_MISCONFIGURED,
         module ? line_of(l, sect_name, "module") : section_line(l, sect_name),
@@ -315,7 +321,7 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
         "the provider without a word%s%s%s",
         module ? "module = " : "no module line, so OpenSSL looks for ",
         module ? module : strrchr(path, '/') + 1, path, dir,
-        getenv("OPENSSL_MODULES") ? "OPENSSL_MODULES" : "libcrypto's built-in",
+        env != NULL ? "OPENSSL_MODULES" : "libcrypto's built-in",
         hint ? "; did you mean module = " : "", hint ? module : "",
         hint ? ".so?" : "");
 }

@@ -22,7 +22,9 @@
  * (misconfiguration), 3 usage error.  Invoked as rdrand-stat it is the
  * old rdrand-stat (deprecated; rdrand-stat.c).
  */
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -619,6 +621,20 @@ static int run_in_child(struct check_report *r, int *reported)
     return CHECK_UNHEALTHY;
 }
 
+/* The rename survives a crash only once its directory is synced. */
+static int sync_dir(const char *path)
+{
+    char dir[4096];
+    int fd, ok;
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY)) < 0)
+        return 0;
+    ok = fsync(fd) == 0;
+    close(fd);
+    return ok;
+}
+
 static int usage(FILE *to, const char *argv0)
 {
     fprintf(to,
@@ -667,7 +683,9 @@ int main(int argc, char **argv)
             break;
         case 'n':
             more = strtol(optarg, &end, 10);
-            if (*optarg == '\0' || *end != '\0' || more < 0 || more > 1000)
+            /* Digits only: strtol would also take " 5" and "+5". */
+            if (!isdigit((unsigned char)*optarg) || *end != '\0' || more < 0
+                || more > 1000)
                 return usage(stderr, argv[0]);
             break;
         case 'p':
@@ -720,7 +738,7 @@ int main(int argc, char **argv)
         put_text(out, &r, &d, code);
     if (output != NULL
         && (fflush(out) != 0 || fsync(fileno(out)) != 0 || fclose(out) != 0
-            || rename(tmp, output) != 0)) {
+            || rename(tmp, output) != 0 || !sync_dir(output))) {
         perror(output);
         unlink(tmp);
         code = CHECK_USAGE;

@@ -186,6 +186,14 @@ check "continued value: exit 2 (128 is refused)" exited_with 2
 check "continued value: named on its first line" \
     names_line "$(line_of "coco_seed_bits = 12\\")"
 
+# A directory where the module should be is no module.
+mkdir -p "$OUT/dir.so"
+make_variant "s|^module = rdrand-sim.so\$|module = $OUT/dir.so|"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "module is a directory: exit 2" exited_with 2
+check "module is a directory: named on its line" \
+    names_line "$(line_of "module = $OUT/dir.so")"
+
 # No such file.
 sim -- "$CHECK" -c "$OUT/nonexistent.cnf" --provider $SIM
 check "no such file: exit 2" exited_with 2
@@ -355,11 +363,13 @@ check "the unit's ExecStart: exactly one file in the directory" \
     test "$(find "$TEXTFILE" -type f | wc -l)" -eq 1
 
 # --- usage ---
-for args in "--bogus" "-n -1" "-n x" "--json --prometheus" "extra"; do
+for args in "--bogus" "-n -1" "-n x" "-n +5" "--json --prometheus" "extra"; do
     # shellcheck disable=SC2086 # the arguments are a list
     sim -- "$CHECK" $args
     check "usage error ($args): exit 3" exited_with 3
 done
+sim -- "$CHECK" -n " 5"
+check "usage error (-n ' 5'): exit 3" exited_with 3
 
 # --- rdrand-stat: the same program under its old name ---
 check "rdrand-stat is a link to rdrand-check" \
