@@ -11,9 +11,10 @@
  *    (check_conf.c);
  * 2. loads it as an application does, draws through the default library
  *    context (RAND_bytes, then 1 + N prediction-resistant requests on the
- *    public DRBG, each of which must reach the seed source) and proves
- *    from the provider's counters, in this process, that the seed
- *    requests went to it;
+ *    public DRBG, each of which must reach the seed source) before any
+ *    OSSL_PROVIDER_* call, and proves from the provider's counters, in
+ *    this process, that the seed requests went to it; steps 1 to 3 run in
+ *    a child, so that a configuration that aborts is reported too;
  * 3. reports health (the startup self-test ran when the provider loaded
  *    in this process), CoCo platform and signal, and every counter.
  *
