@@ -145,16 +145,24 @@ static void read_lines(const char *path, struct conf_lines *out)
 }
 
 /* The line NCONF takes a key from (the last one), or 0. */
-static int line_of(const struct conf_lines *l, const char *section,
-                   const char *key)
+static int line_of_key(const struct conf_lines *l, const char *section,
+                       const char *key, int nocase)
 {
     int found = 0;
 
     for (size_t i = 0; i < l->n; i++)
         if (strcmp(l->v[i].section, section) == 0
-            && strcmp(l->v[i].key, key) == 0)
+            && (nocase ? strcasecmp(l->v[i].key, key)
+                       : strcmp(l->v[i].key, key))
+                   == 0)
             found = l->v[i].line;
     return found;
+}
+
+static int line_of(const struct conf_lines *l, const char *section,
+                   const char *key)
+{
+    return line_of_key(l, section, key, 0);
 }
 
 /* A section's header line (its first key's in "default"), or 0. */
@@ -166,15 +174,16 @@ static int section_line(const struct conf_lines *l, const char *section)
     return 0;
 }
 
-/* NCONF keeps only the last of a duplicated key: name both lines. */
+/* NCONF keeps only the last of a duplicated key ([random]: any case). */
 static void check_duplicates(struct check_report *r, const struct conf_lines *l,
-                             const char *section)
+                             const char *section, int nocase)
 {
     for (size_t i = 0; i < l->n; i++) {
         int last;
 
         if (strcmp(l->v[i].section, section) != 0 || l->v[i].key[0] == '\0'
-            || (last = line_of(l, section, l->v[i].key)) == l->v[i].line)
+            || (last = line_of_key(l, section, l->v[i].key, nocase))
+                   == l->v[i].line)
             continue;
         check_problem(r, SEV_MISCONFIGURED, l->v[i].line, section, l->v[i].key,
                       "given twice (lines %d and %d): OpenSSL uses only line "
@@ -360,7 +369,7 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
                       name);
         return;
     }
-    check_duplicates(r, l, sect_name);
+    check_duplicates(r, l, sect_name, 0);
     for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
         const CONF_VALUE *kv = sk_CONF_VALUE_value(sect, i);
         const char *key = skip_dot(kv->name), *near;
@@ -452,7 +461,7 @@ static void check_providers(struct check_report *r, const CONF *conf,
                       list);
         return;
     }
-    check_duplicates(r, l, list);
+    check_duplicates(r, l, list, 0);
     for (int i = 0; i < sk_CONF_VALUE_num(providers); i++) {
         const CONF_VALUE *kv = sk_CONF_VALUE_value(providers, i);
         STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, kv->value);
@@ -540,7 +549,7 @@ static void check_random(struct check_report *r, const CONF *conf,
                       sect_name);
         return;
     }
-    check_duplicates(r, l, sect_name);
+    check_duplicates(r, l, sect_name, 1); /* OpenSSL ignores case here */
     for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
         const char *key = sk_CONF_VALUE_value(sect, i)->name;
         int known = 0;
@@ -710,7 +719,7 @@ void check_config(struct check_report *r)
                       init, init);
         goto done;
     }
-    check_duplicates(r, &l, init);
+    check_duplicates(r, &l, init, 0);
     if ((providers = sect_value(init_sect, "providers")) == NULL)
         check_problem(r, SEV_MISCONFIGURED, section_line(&l, init), init,
                       "providers",

@@ -72,6 +72,7 @@ mistakes=(
     "provider named by identity~s/^rdrand-sim = rdrand_sect$/seedprov = rdrand_sect/;s/^module = rdrand-sim.so$/&\nidentity = rdrand-sim/~0~~^configuration: no problem found~ok"
     "seed = rdrand in lower case (names are case-insensitive)~s/^seed = RDRAND$/seed = rdrand/~0~~^seed source: live~ok"
     "SEED in capitals ([random] keys ignore case)~s/^seed = RDRAND$/SEED = RDRAND/;s/^seed_properties = /SEED_Properties = /~0~~^configuration: no problem found~ok"
+    "seed twice, in two cases~s/^seed = RDRAND$/seed = RDRANDX\\nSEED = RDRAND/~2~seed = RDRANDX~given twice~ok"
     "SEED = RDRANDX in capitals~s/^seed = RDRAND$/SEED = RDRANDX/~2~SEED = RDRANDX~did you mean RDRAND\\?~ok"
 )
 WARNED="^rdrand-provider: invalid value in the rdrand"
