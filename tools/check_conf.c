@@ -625,13 +625,15 @@ static void check_routing(struct check_report *r, const CONF *conf,
 {
     STACK_OF(CONF_VALUE) *list =
         providers != NULL ? NCONF_get_section(conf, providers) : NULL;
-    const char *routed = random != NULL
-                             ? NCONF_get_string(conf, random, "random_provider")
-                             : NULL;
-    int rl = routed != NULL ? line_of(l, random, "random_provider") : 0;
+    /* [random] keys are matched ignoring case, as OpenSSL does. */
+    STACK_OF(CONF_VALUE) *rsect =
+        random != NULL ? NCONF_get_section(conf, random) : NULL;
+    const CONF_VALUE *routed_kv =
+        rsect != NULL ? sect_find(rsect, "random_provider", 1) : NULL;
+    const char *routed = routed_kv != NULL ? routed_kv->value : NULL;
+    int rl = routed != NULL ? line_of_key(l, random, "random_provider", 1) : 0;
     int fips_active = 0, routed_entry = 0;
 
-    ERR_clear_error(); /* NCONF_get_string on a missing key */
     for (int i = 0; list != NULL && i < sk_CONF_VALUE_num(list); i++) {
         int active;
         const char *name =

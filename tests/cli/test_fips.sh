@@ -125,6 +125,9 @@ check "sim-routed fail-from=1: FIPS keygen still fails closed" exited_fail
 CHECK=$RDRAND_BUILD_DIR/rdrand-check
 sed 's/^random_provider = .*/random_provider = base/' "$OUT/sim.cnf" \
     >"$OUT/sim-base.cnf"
+# OpenSSL matches [random] keys ignoring case: so must the checker.
+sed 's/^random_provider = .*/RANDOM_PROVIDER = base/' "$OUT/sim.cnf" \
+    >"$OUT/sim-base-upper.cnf"
 checker() { # checker CONF
     # shellcheck disable=SC2046
     run $(fenv "$1" "") -- "$CHECK" -c "$1" --provider rdrand-sim
@@ -135,7 +138,8 @@ check "rdrand-check: warns that the FIPS DRBGs need the seed context first" \
     stdout_has '^warning: .*fips: .*only if the application first calls RAND_status'
 for row in "sim-routed|$(grep -n -m1 '^\[random_sect\]' "$OUT/sim-routed.cnf" | cut -d: -f1)|the fips provider is activated and no random_provider" \
     "sim-late|$(grep -n -m1 '^random = ' "$OUT/sim-late.cnf" | cut -d: -f1)|random comes after providers" \
-    "sim-base|$(grep -n -m1 '^random_provider' "$OUT/sim-base.cnf" | cut -d: -f1)|random_provider = base names a provider of this file"; do
+    "sim-base|$(grep -n -m1 '^random_provider' "$OUT/sim-base.cnf" | cut -d: -f1)|random_provider = base names a provider of this file" \
+    "sim-base-upper|$(grep -n -m1 '^RANDOM_PROVIDER' "$OUT/sim-base-upper.cnf" | cut -d: -f1)|random_provider = base names a provider of this file"; do
     IFS='|' read -r variant line why <<<"$row"
     checker "$OUT/$variant.cnf"
     check "rdrand-check $variant: exit 2" test "$status" -eq 2
