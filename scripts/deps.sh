@@ -9,7 +9,7 @@ packages=(cmake make gcc pkg-config libssl-dev libcmocka-dev openssl scdoc
     "$@")
 missing=()
 for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' \
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'ok installed' >/dev/null \
         || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
@@ -20,5 +20,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Wait for a dpkg/apt run of someone else (another build, unattended
+# upgrades) instead of failing on its lock.
+lock=(-o DPkg::Lock::Timeout=600)
+apt-get "${lock[@]}" update -qq
+apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" \
+    >/dev/null

@@ -76,7 +76,7 @@ scdoc_clean() { # as the build makes a page: scdoc, then tidy.awk
     scdoc <"$1" | awk -f "$RDRAND_SOURCE_DIR/docs/man/tidy.awk" >"$page" &&
         roff_clean "$page"
 }
-not_in_module() { ! strings "$2" | grep -q "$1"; }
+not_in_module() { ! strings "$2" | grep -- "$1" >/dev/null; }
 files_under() { (cd "$1" && find . ! -type d -printf '%P\n' | sort); }
 same_list() { # same_list EXPECTED ACTUAL: equal, else the diff for the log
     diff "$1" "$2" >"$work/out" 2>&1
@@ -321,7 +321,7 @@ tool_proves_seeding() {
 lists_rdrand_active() {
     OPENSSL_CONF=/dev/null "$OPENSSL_BIN" list -providers -provider rdrand \
         >"$work/out" 2>&1 &&
-        grep -A3 -x '  rdrand' "$work/out" | grep -qx '    status: active'
+        grep -A3 -x '  rdrand' "$work/out" | grep -x '    status: active' >/dev/null
 }
 # seeds_from_rdrand CONF: openssl rand works with CONF, and in the installed
 # tool's process the seed requests went to rdrand.so, none failing.

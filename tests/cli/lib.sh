@@ -38,7 +38,7 @@ stdout_has() { grep -qE -- "$1" "$OUT/stdout"; }
 stderr_has() { grep -qE -- "$1" "$OUT/stderr"; }
 hex32() { stdout_has '^[0-9a-f]{32}$'; }
 listed() { # listed NAME STATUS: openssl list -providers shows NAME so
-    grep -A3 -x "  $1" "$OUT/stdout" | grep -qx "    status: $2"
+    grep -A3 -x "  $1" "$OUT/stdout" | grep -x "    status: $2" >/dev/null
 }
 stdout_lacks() { ! grep -qE -- "$1" "$OUT/stdout"; }
 line_is() { [ "$(sed -n "$1p" "$OUT/stdout")" = "$2" ]; }     # line_is N TEXT

@@ -19,7 +19,7 @@ STUCK_BIT="$STUCK_BIT \(stuck-bit test\): $UNUSABLE"
 
 # Used through check (shellcheck cannot see the indirect calls).
 # shellcheck disable=SC2317
-line_matches() { sed -n "$1p" "$OUT/stdout" | grep -qE -- "$2"; } # N ERE
+line_matches() { sed -n "$1p" "$OUT/stdout" | grep -E -- "$2" >/dev/null; } # N ERE
 # shellcheck disable=SC2317
 warned_once() { [ "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1 ]; }
 # shellcheck disable=SC2317

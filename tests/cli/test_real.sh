@@ -45,7 +45,7 @@ kernel_says_coco() {
         /sys/kernel/config/tsm/report /sys/devices/system/cpu/sev; do
         [ -e "$f" ] && return 0
     done
-    grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | grep -qw tdx_guest
+    grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | grep -w tdx_guest >/dev/null
 }
 real=("OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand-coco.cnf")
 run "${real[@]}" -- "$OPENSSL_BIN" rand -hex 16
