@@ -25,16 +25,6 @@ struct rdrand_tally {
     int failed;
 };
 
-/* One RDRAND into *word, tallied. */
-static inline int rdrand_next(uint64_t *word, struct rdrand_tally *t)
-{
-    t->executed++;
-    if (rdrand_hw_rdrand64(word))
-        return 1;
-    t->failed = 1;
-    return 0;
-}
-
 static int rdrand_draw_unchecked(unsigned char *out, size_t len,
                                  struct rdrand_tally *t)
 {
@@ -65,44 +55,124 @@ static int rdrand_draw_unchecked(unsigned char *out, size_t len,
  * CF=0, if any) and never delivered.  A CF=0 stops the drawing at once;
  * the reason is that of the first bad word in stream order.
  *
- * The tests' scalars are copied into a local for the request and written
- * back at the end: out may alias anything, so tests working through h
- * would reload them after every copy; a local can stay in registers.
- * The history (digests, tags) stays in h.
+ * This is rdrand_health_verdict() (health.h, which the self-test and the
+ * recovery use) reshaped for speed; test_draw checks that both leave the
+ * same state.  What would cost here is what one word leaves for the next
+ * to wait on, not instructions: the tests' state lives in locals for the
+ * request (out may alias anything, so through h it would be reloaded
+ * after every copy), the 32 tags in four SSE registers (a 2-byte tag
+ * store read back by 16-byte loads cannot be store-forwarded), the APT
+ * counts and reference in SSE registers too, and the tests' findings are
+ * ORed into one value judged by one branch per word.  Only the digest
+ * history stays in h: stored every word, read on a tag match (2^-11).
  */
 static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
                                size_t len, struct rdrand_tally *t)
 {
     struct rdrand_health_scalars c = h->s;
-    uint64_t word = 0, next = 0;
+    struct rdrand_tags tags = rdrand_tags_load(h);
+    __m128i counts = _mm_cvtsi64_si128((long long)c.apt_counts);
+    __m128i apt_ref = _mm_cvtsi64_si128((long long)c.apt_reference);
+    /*
+     * The hardware's slot and the partial last word are wiped at the end;
+     * word and next stay in registers (their address is never taken).
+     */
+    uint64_t fresh = 0, tail = 0, word = 0, next = 0, executed = 0;
     unsigned int verdict = 0;
-    size_t done = 0, drawn = 0;
+    size_t done = 0, drawn = 0, whole = len - len % sizeof(word);
     /* Words to draw: one per 8 bytes, and the references on the way. */
     size_t total = (len + sizeof(word) - 1) / sizeof(word);
     size_t ref = (RDRAND_APT_WINDOW - c.apt_seen) % RDRAND_APT_WINDOW;
-    int ok = total > 0 && rdrand_next(&next, t);
+    int ok = total > 0 && (++executed, rdrand_hw_rdrand64(&fresh));
+
+    next = fresh;
 
     for (; ref < total; ref += RDRAND_APT_WINDOW)
         total++;
     while (ok) {
         /* A word that opens an APT window is its reference: not delivered. */
         int reference = c.apt_seen == 0;
+        unsigned int slot = c.block_seen % RDRAND_HISTORY_WORDS;
+        uint64_t d, stuck = 0, biased = 0, cycle = 0, over;
+        __m128i w;
 
         word = next;
-        ok = ++drawn < total && rdrand_next(&next, t);
-        if ((verdict = rdrand_health_verdict(h, &c, word)) != 0)
+        ok = ++drawn < total && (++executed, rdrand_hw_rdrand64(&fresh));
+        next = fresh;
+        d = rdrand_health_digest(c.key, word);
+        if (rdrand_tags_match(tags, d))
+            cycle = rdrand_health_in_history(h, d);
+        h->history[slot] = d;
+        tags = rdrand_tags_push(tags, d);
+
+        c.bits_zero |= ~word;
+        c.bits_one |= word;
+        if (++c.block_seen == RDRAND_BIT_BLOCK) {
+            stuck = ~(c.bits_zero & c.bits_one);
+            c.bits_zero = c.bits_one = 0;
+            c.block_seen = 0;
+        }
+
+        w = _mm_cvtsi64_si128((long long)word);
+        if (reference) {
+            apt_ref = w;
+            counts = _mm_cvtsi64_si128((long long)RDRAND_APT_BIAS);
+            c.group[0] = c.group[1] = c.group[2] = 0;
+            memset(h->ones, 0, sizeof(h->ones));
+        }
+        /* Lanes 0..7 only: the upper ones compare zeros and mean nothing. */
+        counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(w, apt_ref));
+        over = (unsigned int)_mm_movemask_epi8(counts) & 0xffu;
+
+        c.apt_seen = (c.apt_seen + 1) % RDRAND_APT_WINDOW;
+        if (c.apt_seen % 8 != 0) {
+            uint64_t carry = c.group[0] & word, bit;
+
+            c.group[0] ^= word;
+            bit = c.group[1] & carry;
+            c.group[1] ^= carry;
+            c.group[2] ^= bit;
+        } else {
+            rdrand_health_close_group(h, c.group, word);
+            c.group[0] = c.group[1] = c.group[2] = 0;
+            if (c.apt_seen == 0)
+                biased = rdrand_health_biased_bits(h->ones);
+        }
+
+        if ((stuck | over | biased | cycle | (word + 1 <= 1)) != 0) {
+            unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
+
+            if (over != 0)
+                c.apt_seen = 0; /* a failing window starts over */
+            verdict = (unsigned int)(word == 0) * RDRAND_FAIL_ZERO
+                      | (unsigned int)(word == ~(uint64_t)0) * RDRAND_FAIL_ONES
+                      | (unsigned int)(d == h->history[prev])
+                            * RDRAND_FAIL_REPEAT
+                      | (unsigned int)cycle * RDRAND_FAIL_CYCLE
+                      | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
+                      | (unsigned int)(over != 0) * RDRAND_FAIL_APT
+                      | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;
             break;
+        }
         if (reference)
             continue;
-        if (len - done >= sizeof(word)) {
+        if (done < whole) {
             memcpy(out + done, &word, sizeof(word));
             done += sizeof(word);
         } else {
-            memcpy(out + done, &word, len - done);
+            tail = word;
             done = len;
         }
     }
+    if (verdict == 0 && done == len && len > whole)
+        memcpy(out + whole, &tail, len - whole);
+    t->executed = executed;
+    /* Not a CF=0 only when the last word executed was needed and judged. */
+    t->failed = !ok && drawn < total;
+    c.apt_counts = (uint64_t)_mm_cvtsi128_si64(counts);
+    c.apt_reference = (uint64_t)_mm_cvtsi128_si64(apt_ref);
     h->s = c;
+    rdrand_tags_store(h, tags);
     /*
      * The current group's counts go into the window's now: right after a
      * group's first word they are that word, and no delivered word is to
@@ -111,14 +181,13 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
     rdrand_health_close_group(h, h->s.group, 0);
     memset(h->s.group, 0, sizeof(h->s.group));
     /*
-     * The copy says what h says about the words just delivered: not left
-     * on the stack.  Stores the compiler must keep (the barrier reads c),
-     * ~20 instructions; OPENSSL_cleanse took ~104 per request.
+     * c, word and next are not wiped: their address is never taken, so
+     * they live in registers, and what of them the compiler spills says
+     * no more than h itself (docs/health-tests.md).  Forcing them into
+     * memory to wipe them would add a load and a store to every word.
      */
-    c = (struct rdrand_health_scalars){0};
-    __asm__ __volatile__("" : : "r"(&c) : "memory");
-    OPENSSL_cleanse(&word, sizeof(word));
-    OPENSSL_cleanse(&next, sizeof(next));
+    OPENSSL_cleanse(&fresh, sizeof(fresh));
+    OPENSSL_cleanse(&tail, sizeof(tail));
     if (verdict != 0)
         return rdrand_health_reason(verdict);
     return done == len ? RDRAND_R_OK : RDRAND_R_RDRAND_FAILED;

@@ -64,7 +64,7 @@ struct rdrand_health {
     /* Copied into locals for a request by the draw loop (registers). */
     struct rdrand_health_scalars s;
     uint64_t history[RDRAND_HISTORY_WORDS]; /* digests of the last K words */
-    /* Their top 16 bits (one SSE2 register holds eight). */
+    /* Their top 16 bits, newest first (struct rdrand_tags). */
     _Alignas(16) uint16_t tags[RDRAND_HISTORY_WORDS];
     /*
      * Per-bit counts of ones in the window's whole groups, bit-sliced
@@ -122,28 +122,80 @@ static inline uint64_t rdrand_health_digest(const uint64_t key[2], uint64_t w)
 }
 
 /*
- * Whether digest d is one of the last K.  The 16-bit tags are compared
- * first, all 32 at once (SSE2, present on every x86-64): a fresh digest
- * matches one with probability K * 2^-16 = 2^-11, and only then are the
- * digests compared.  Equal digests have equal tags, so a repeated digest
- * never passes.
+ * The 32 tags, newest first (lane 0 of v0), oldest last (lane 7 of v3).
+ * In age order, not by history slot: the test asks only whether a tag is
+ * among them, and the tag pushed out is always that of the digest whose
+ * slot is overwritten (the oldest), so the tags stay those of the history.
+ * A draw keeps them in four registers for the whole request: a 2-byte
+ * store into memory read back by the next word's 16-byte loads cannot be
+ * forwarded and stalls every word.
  */
-static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
-                                              uint64_t d)
+struct rdrand_tags {
+    __m128i v0, v1, v2, v3;
+};
+
+static inline struct rdrand_tags rdrand_tags_load(const struct rdrand_health *h)
 {
-    const __m128i *tags = (const __m128i *)h->tags;
-    __m128i t = _mm_set1_epi16((short)(d >> 48));
+    const __m128i *p = (const __m128i *)h->tags;
+
+    return (struct rdrand_tags){_mm_load_si128(p), _mm_load_si128(p + 1),
+                                _mm_load_si128(p + 2), _mm_load_si128(p + 3)};
+}
+
+static inline void rdrand_tags_store(struct rdrand_health *h,
+                                     struct rdrand_tags t)
+{
+    __m128i *p = (__m128i *)h->tags;
+
+    _mm_store_si128(p, t.v0);
+    _mm_store_si128(p + 1, t.v1);
+    _mm_store_si128(p + 2, t.v2);
+    _mm_store_si128(p + 3, t.v3);
+}
+
+/* Whether d's tag is among the 32, all compared at once (SSE2). */
+static inline int rdrand_tags_match(struct rdrand_tags t, uint64_t d)
+{
+    __m128i x = _mm_set1_epi16((short)(d >> 48));
     __m128i any = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi16(t, _mm_load_si128(tags)),
-                     _mm_cmpeq_epi16(t, _mm_load_si128(tags + 1))),
-        _mm_or_si128(_mm_cmpeq_epi16(t, _mm_load_si128(tags + 2)),
-                     _mm_cmpeq_epi16(t, _mm_load_si128(tags + 3))));
+        _mm_or_si128(_mm_cmpeq_epi16(x, t.v0), _mm_cmpeq_epi16(x, t.v1)),
+        _mm_or_si128(_mm_cmpeq_epi16(x, t.v2), _mm_cmpeq_epi16(x, t.v3)));
+
+    return _mm_movemask_epi8(any) != 0;
+}
+
+/* d's tag in front, the oldest out: each register moves up one lane. */
+static inline struct rdrand_tags rdrand_tags_push(struct rdrand_tags t,
+                                                  uint64_t d)
+{
+    return (struct rdrand_tags){
+        _mm_insert_epi16(_mm_slli_si128(t.v0, 2), (int)(d >> 48), 0),
+        _mm_or_si128(_mm_slli_si128(t.v1, 2), _mm_srli_si128(t.v0, 14)),
+        _mm_or_si128(_mm_slli_si128(t.v2, 2), _mm_srli_si128(t.v1, 14)),
+        _mm_or_si128(_mm_slli_si128(t.v3, 2), _mm_srli_si128(t.v2, 14))};
+}
+
+/* Whether digest d is one of the last K (after a tag matched: 2^-11). */
+static inline unsigned int rdrand_health_in_history(const struct rdrand_health *h,
+                                                    uint64_t d)
+{
     unsigned int hit = 0;
 
-    if (_mm_movemask_epi8(any) != 0)
-        for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
-            hit |= d == h->history[i];
+    for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
+        hit |= d == h->history[i];
     return hit;
+}
+
+/*
+ * Whether digest d is one of the last K.  The 16-bit tags are compared
+ * first, all 32 at once: a fresh digest matches one with probability
+ * K * 2^-16 = 2^-11, and only then are the digests compared.  Equal
+ * digests have equal tags, so a repeated digest never passes.
+ */
+static inline unsigned int rdrand_health_seen(const struct rdrand_health *h,
+                                              struct rdrand_tags t, uint64_t d)
+{
+    return rdrand_tags_match(t, d) ? rdrand_health_in_history(h, d) : 0;
 }
 
 /*
@@ -183,11 +235,12 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     uint64_t over;
     unsigned int slot = c->block_seen % RDRAND_HISTORY_WORDS;
     unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
-    unsigned int cycle = rdrand_health_seen(h, d);
+    struct rdrand_tags tags = rdrand_tags_load(h);
+    unsigned int cycle = rdrand_health_seen(h, tags, d);
 
     /* Short cycle: remember the digest. */
     h->history[slot] = d;
-    h->tags[slot] = (uint16_t)(d >> 48);
+    rdrand_tags_store(h, rdrand_tags_push(tags, d));
 
     /* Stuck bit: a bit that kept one value through a whole block. */
     c->bits_zero |= ~w;
