@@ -71,9 +71,9 @@ static struct rdrand_ctr_slot *rdrand_ctr_claim(void)
         int free_slot = 0;
 
         if (atomic_load_explicit(&s->taken, memory_order_relaxed) == 0
-            && atomic_compare_exchange_strong_explicit(
-                &s->taken, &free_slot, 1, memory_order_acquire,
-                memory_order_relaxed)) {
+            && atomic_compare_exchange_strong_explicit(&s->taken, &free_slot, 1,
+                                                       memory_order_acquire,
+                                                       memory_order_relaxed)) {
             if (!CRYPTO_THREAD_set_local(&rdrand_ctr_key, s)) {
                 atomic_store_explicit(&s->taken, 0, memory_order_release);
                 return NULL;
@@ -103,8 +103,8 @@ void rdrand_counter_add(enum rdrand_counter c, uint64_t n)
 
 uint64_t rdrand_counter_get(enum rdrand_counter c)
 {
-    uint64_t sum = atomic_load_explicit(&rdrand_ctr_shared[c],
-                                        memory_order_relaxed);
+    uint64_t sum =
+        atomic_load_explicit(&rdrand_ctr_shared[c], memory_order_relaxed);
 
     for (size_t i = 0; i < RDRAND_CTR_SLOTS; i++)
         sum += atomic_load_explicit(&rdrand_ctr_slots[i].v[c],

@@ -144,14 +144,14 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
 
             if (over != 0)
                 c.apt_seen = 0; /* a failing window starts over */
-            verdict = (unsigned int)(word == 0) * RDRAND_FAIL_ZERO
-                      | (unsigned int)(word == ~(uint64_t)0) * RDRAND_FAIL_ONES
-                      | (unsigned int)(d == h->history[prev])
-                            * RDRAND_FAIL_REPEAT
-                      | (unsigned int)cycle * RDRAND_FAIL_CYCLE
-                      | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
-                      | (unsigned int)(over != 0) * RDRAND_FAIL_APT
-                      | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;
+            verdict =
+                (unsigned int)(word == 0) * RDRAND_FAIL_ZERO
+                | (unsigned int)(word == ~(uint64_t)0) * RDRAND_FAIL_ONES
+                | (unsigned int)(d == h->history[prev]) * RDRAND_FAIL_REPEAT
+                | (unsigned int)cycle * RDRAND_FAIL_CYCLE
+                | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
+                | (unsigned int)(over != 0) * RDRAND_FAIL_APT
+                | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;
             break;
         }
         if (reference)

@@ -176,8 +176,8 @@ static inline struct rdrand_tags rdrand_tags_push(struct rdrand_tags t,
 }
 
 /* Whether digest d is one of the last K (after a tag matched: 2^-11). */
-static inline unsigned int rdrand_health_in_history(const struct rdrand_health *h,
-                                                    uint64_t d)
+static inline unsigned int
+rdrand_health_in_history(const struct rdrand_health *h, uint64_t d)
 {
     unsigned int hit = 0;
 

@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -13,6 +15,7 @@
 #include "draw.h"
 #include "errors.h"
 #include "fake_core.h"
+#include "health.h"
 #include "sim.h"
 
 /* The simulated CPU's default stream, computed independently. */
@@ -230,6 +233,182 @@ static void test_no_delivered_word_kept(void **state)
     }
 }
 
+/*
+ * The state a request leaves: the draw loop keeps the tests' state in
+ * registers and judges each word in one branch, rdrand_health_verdict()
+ * (the self-test's and recovery's path) works through the state word by
+ * word.  Fed the same words, both must leave every field equal, and give
+ * the same reason.
+ */
+static void assert_same_state(const struct rdrand_health *a,
+                              const struct rdrand_health *b)
+{
+    assert_memory_equal(&a->s, &b->s, sizeof(a->s));
+    assert_memory_equal(a->history, b->history, sizeof(a->history));
+    assert_memory_equal(a->tags, b->tags, sizeof(a->tags));
+    assert_memory_equal(a->ones, b->ones, sizeof(a->ones));
+    assert_int_equal(a->keyed, b->keyed);
+    assert_int_equal(a->warm, b->warm);
+}
+
+/* What rdrand_draw does at the end of a request, on the word-by-word state. */
+static void end_request(struct rdrand_health *h)
+{
+    rdrand_health_close_group(h, h->s.group, 0);
+    memset(h->s.group, 0, sizeof(h->s.group));
+}
+
+static void keyed_pair(struct rdrand_health *a, struct rdrand_health *b)
+{
+    rdrand_health_init(a);
+    a->s.key[0] = 0x243f6a8885a308d3u;
+    a->s.key[1] = 0x13198a2e03707344u;
+    *b = *a;
+}
+
+/*
+ * A clean stream, requests of 1..97 bytes over 2100 words (every kind of
+ * boundary inside some request): both paths leave the same state.
+ */
+static void test_draw_matches_word_by_word(void **state)
+{
+    static unsigned char buf[97];
+    struct rdrand_health a, b;
+    uint64_t fed = 0;
+
+    (void)state;
+    sim_or_fail("");
+    keyed_pair(&a, &b);
+    for (size_t len = 1; fed < 2100; len = len % 97 + 1) {
+        assert_int_equal(rdrand_draw(&a, buf, len), RDRAND_R_OK);
+        for (; fed < rdrand_sim_executions(); fed++)
+            assert_int_equal(rdrand_health_check_word(&b, expected_word(fed)),
+                             RDRAND_R_OK);
+        end_request(&b);
+        assert_same_state(&a, &b);
+    }
+}
+
+/*
+ * A stream that trips: the simulated CPU replays a file in which word
+ * `at` repeats an earlier word (a repetition or a short cycle), or in
+ * which every word from `at` on has bit 5 set (stuck bit, at a block's
+ * end).  One request of 4 KiB from states already 0..70 words in: the
+ * same reason, the same executions (the one after the bad word
+ * included), the same state.
+ */
+static void test_draw_matches_word_by_word_on_trips(void **state)
+{
+    static unsigned char buf[4096];
+    static uint64_t words[700];
+    char path[32], spec[64];
+    const size_t n = sizeof(words) / sizeof(words[0]);
+
+    (void)state;
+    for (int kind = 0; kind < 3; kind++) {
+        for (size_t pre = 0; pre <= 70; pre += 7) {
+            size_t at = pre + 40 + (size_t)kind * 3;
+            struct rdrand_health a, b;
+            int fd, reason_a, reason_b = RDRAND_R_OK;
+            FILE *f;
+            uint64_t fed;
+
+            snprintf(path, sizeof(path), "/tmp/test_draw_XXXXXX");
+            fd = mkstemp(path);
+            f = fd >= 0 ? fdopen(fd, "w") : NULL;
+            assert_non_null(f);
+            for (size_t i = 0; i < n; i++) {
+                words[i] = expected_word(i);
+                if (kind == 0 && i == at)
+                    words[i] = words[i - 1]; /* repetition */
+                if (kind == 1 && i == at)
+                    words[i] = words[i - 9]; /* short cycle */
+                if (kind == 2 && i >= at)
+                    words[i] |= 32; /* bit 5 stuck at 1 */
+                fprintf(f, "%016llx\n", (unsigned long long)words[i]);
+            }
+            assert_int_equal(fclose(f), 0);
+            snprintf(spec, sizeof(spec), "words=%s", path);
+            sim_or_fail(spec);
+            keyed_pair(&a, &b);
+            if (pre > 0) {
+                assert_int_equal(rdrand_draw(&a, buf, pre * 8), RDRAND_R_OK);
+                for (fed = 0; fed < rdrand_sim_executions(); fed++)
+                    assert_int_equal(rdrand_health_check_word(&b, words[fed]),
+                                     RDRAND_R_OK);
+                end_request(&b);
+            }
+            fed = rdrand_sim_executions();
+            reason_a = rdrand_draw(&a, buf, sizeof(buf));
+            assert_int_not_equal(reason_a, RDRAND_R_OK);
+            /* Word by word: up to the first bad word, then the one after. */
+            for (; reason_b == RDRAND_R_OK; fed++)
+                reason_b = rdrand_health_check_word(&b, words[fed]);
+            end_request(&b);
+            assert_int_equal(reason_a, reason_b);
+            assert_int_equal(rdrand_sim_executions(), fed + 1);
+            assert_same_state(&a, &b);
+            assert_true(all_bytes(buf, sizeof(buf), 0));
+            unlink(path);
+        }
+    }
+}
+
+/*
+ * The draw loop judges a word only after the next one's RDRAND, and keeps
+ * the tests' state in registers between boundaries; a CF=0 must still
+ * stop the request at that very word.  From states 0..511 words into a
+ * window (so that the request crosses the ends of groups of 8, bit
+ * blocks of 64 and an APT window with its reference), a 600-byte request
+ * with CF=0 at each of its executions k: exactly k executions, counted,
+ * one failure counted, nothing delivered, nothing written past it.
+ */
+static void test_cf0_at_every_position(void **state)
+{
+    static const size_t starts[] = {0, 1, 7, 8, 9, 63, 64, 100, 503, 510, 511};
+    static unsigned char buf[511 * 8];
+    char spec[48];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+        struct rdrand_health h;
+        uint64_t pre, executions;
+
+        /* The request's executions without a failure, from this state. */
+        sim_or_fail("");
+        rdrand_health_init(&h);
+        if (starts[i] > 0)
+            assert_int_equal(rdrand_draw(&h, buf, starts[i] * 8), RDRAND_R_OK);
+        pre = rdrand_sim_executions();
+        assert_int_equal(rdrand_draw(&h, buf, 600), RDRAND_R_OK);
+        executions = rdrand_sim_executions() - pre;
+        assert_true(executions >= 75 && executions <= 76);
+        for (uint64_t k = 1; k <= executions; k++) {
+            uint64_t words = rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS);
+            uint64_t failures = rdrand_counter_get(RDRAND_CTR_RDRAND_FAILURES);
+
+            snprintf(spec, sizeof(spec), "fail-at=%llu",
+                     (unsigned long long)(pre + k));
+            sim_or_fail(spec);
+            rdrand_health_init(&h);
+            if (starts[i] > 0)
+                assert_int_equal(rdrand_draw(&h, buf, starts[i] * 8),
+                                 RDRAND_R_OK);
+            assert_int_equal(rdrand_sim_executions(), pre);
+            words = rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS);
+            memset(buf, 0xA5, sizeof(buf));
+            assert_int_equal(rdrand_draw(&h, buf, 600), RDRAND_R_RDRAND_FAILED);
+            assert_int_equal(rdrand_sim_executions() - pre, k);
+            assert_int_equal(
+                rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS) - words, k);
+            assert_int_equal(
+                rdrand_counter_get(RDRAND_CTR_RDRAND_FAILURES) - failures, 1);
+            assert_true(all_bytes(buf, 600, 0));
+            assert_true(all_bytes(buf + 600, 8, 0xA5));
+        }
+    }
+}
+
 static void test_zero_length(void **state)
 {
     unsigned char buf[1] = {0x5A};
@@ -253,6 +432,9 @@ int main(void)
         cmocka_unit_test(test_trip_then_cf0),
         cmocka_unit_test(test_no_delivered_word_kept),
         cmocka_unit_test(test_zero_length),
+        cmocka_unit_test(test_draw_matches_word_by_word),
+        cmocka_unit_test(test_draw_matches_word_by_word_on_trips),
+        cmocka_unit_test(test_cf0_at_every_position),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

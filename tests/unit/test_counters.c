@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The process-wide counters kept in per-thread slots (provider/counters.c):
+ * exact with more threads than slots, alive at once or one after another
+ * (slots freed at thread exit and taken over), and monotonic for a reader
+ * running alongside the writers.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "counters.h"
+
+#define ADDS 2000
+
+static pthread_barrier_t all_alive;
+
+struct writer {
+    pthread_t id;
+    int wait; /* hold at the barrier: every writer alive at once */
+};
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+
+    for (uint64_t i = 1; i <= ADDS; i++) {
+        rdrand_counter_add(RDRAND_CTR_SEED_BYTES, i);
+        rdrand_counter_add(RDRAND_CTR_SEED_REQUESTS, 1);
+    }
+    if (w->wait)
+        pthread_barrier_wait(&all_alive);
+    return NULL;
+}
+
+static void run_writers(int n, int at_once)
+{
+    struct writer w[100];
+
+    assert_true(n <= 100);
+    if (at_once)
+        assert_int_equal(pthread_barrier_init(&all_alive, NULL, (unsigned)n),
+                         0);
+    for (int i = 0; i < n; i++) {
+        w[i].wait = at_once;
+        assert_int_equal(pthread_create(&w[i].id, NULL, writer_main, &w[i]), 0);
+        if (!at_once)
+            assert_int_equal(pthread_join(w[i].id, NULL), 0);
+    }
+    for (int i = 0; at_once && i < n; i++)
+        assert_int_equal(pthread_join(w[i].id, NULL), 0);
+    if (at_once)
+        pthread_barrier_destroy(&all_alive);
+}
+
+/* 100 threads alive at once (more than the 64 slots), then 100 in turn. */
+static void test_exact_beyond_the_slots(void **state)
+{
+    const uint64_t per_thread = (uint64_t)ADDS * (ADDS + 1) / 2;
+
+    (void)state;
+    for (int at_once = 1; at_once >= 0; at_once--) {
+        uint64_t bytes = rdrand_counter_get(RDRAND_CTR_SEED_BYTES);
+        uint64_t requests = rdrand_counter_get(RDRAND_CTR_SEED_REQUESTS);
+
+        run_writers(100, at_once);
+        assert_int_equal(rdrand_counter_get(RDRAND_CTR_SEED_BYTES) - bytes,
+                         100 * per_thread);
+        assert_int_equal(rdrand_counter_get(RDRAND_CTR_SEED_REQUESTS)
+                             - requests,
+                         100 * ADDS);
+    }
+    /* This thread's own slot. */
+    {
+        uint64_t failures = rdrand_counter_get(RDRAND_CTR_SEED_FAILURES);
+
+        rdrand_counter_add(RDRAND_CTR_SEED_FAILURES, 3);
+        assert_int_equal(
+            rdrand_counter_get(RDRAND_CTR_SEED_FAILURES) - failures, 3);
+    }
+}
+
+static volatile int writers_done;
+
+static void *reader_main(void *arg)
+{
+    uint64_t last = 0, *backwards = arg;
+
+    while (!writers_done) {
+        uint64_t now = rdrand_counter_get(RDRAND_CTR_SEED_BYTES);
+
+        *backwards += now < last;
+        last = now;
+    }
+    return NULL;
+}
+
+/*
+ * A reader never sees a counter go back while threads come and go (their
+ * slots freed and taken over).
+ */
+static void test_monotonic_while_threads_come_and_go(void **state)
+{
+    pthread_t reader;
+    uint64_t backwards = 0;
+
+    (void)state;
+    writers_done = 0;
+    assert_int_equal(pthread_create(&reader, NULL, reader_main, &backwards), 0);
+    for (int round = 0; round < 5; round++)
+        run_writers(20, round % 2);
+    __atomic_store_n(&writers_done, 1, __ATOMIC_RELEASE);
+    assert_int_equal(pthread_join(reader, NULL), 0);
+    assert_int_equal(backwards, 0);
+}
+
+/*
+ * A child of fork() starts from the parent's counts (other threads'
+ * slots included) and counts on; the parent does not see the child's.
+ */
+static void test_fork(void **state)
+{
+    uint64_t before;
+    int status = -1;
+    pid_t pid;
+
+    (void)state;
+    run_writers(3, 1); /* slots of threads that do not exist in the child */
+    rdrand_counter_add(RDRAND_CTR_GENERATE_REQUESTS, 5);
+    before = rdrand_counter_get(RDRAND_CTR_GENERATE_REQUESTS);
+    if ((pid = fork()) == 0) {
+        rdrand_counter_add(RDRAND_CTR_GENERATE_REQUESTS, 7);
+        run_writers(2, 1);
+        _exit(rdrand_counter_get(RDRAND_CTR_GENERATE_REQUESTS) == before + 7
+                  ? 0
+                  : 1);
+    }
+    assert_true(pid > 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(rdrand_counter_get(RDRAND_CTR_GENERATE_REQUESTS), before);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_beyond_the_slots),
+        cmocka_unit_test(test_monotonic_while_threads_come_and_go),
+        cmocka_unit_test(test_fork),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
