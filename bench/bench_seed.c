@@ -803,6 +803,22 @@ int main(int argc, char **argv)
     bench_ratio("EVP pr=1: RDRAND / SEED-SRC", EVP_PR, EVP_PR_SEED_SRC);
     bench_ratio("EVP pr=1 RDRAND / EVP pr=0 (cost of a seed)", EVP_PR,
                 EVP_NO_PR);
+    /* Where the time goes: differences of rows, fastest batches. */
+    printf("cost breakdown (ns, differences of fastest batches):\n");
+    printf("  %-52s %7.2f\n", "RDRAND, per word (raw loop, 4 KiB)",
+           variants[RAW4096].best / 512);
+    printf("  %-52s %7.2f\n", "draw loop without health, per word over raw",
+           (variants[DRAW4096].best - variants[RAW4096].best) / 512);
+    printf("  %-52s %7.2f\n", "health tests, per word (4 KiB)",
+           (variants[HEALTH4096].best - variants[DRAW4096].best) / 512);
+    printf("  %-52s %7.1f\n", "health tests, per 48 B request",
+           variants[HEALTH48].best - variants[DRAW48].best);
+    printf("  %-52s %7.1f\n",
+           "get_seed+clear_seed over the health draw, per 48 B",
+           variants[SEED48].best - variants[HEALTH48].best);
+    printf("  %-52s %7.1f\n",
+           "EVP_RAND_generate over the health draw, per 48 B",
+           variants[GEN48].best - variants[HEALTH48].best);
     printf("seed requests during the EVP pr=1 RDRAND batches: %" PRIu64
            " for %" PRIu64 " calls\n",
            evp_pr_requests, evp_pr_ops);
