@@ -56,15 +56,17 @@ static int rdrand_draw_unchecked(unsigned char *out, size_t len,
  * the reason is that of the first bad word in stream order.
  *
  * This is rdrand_health_verdict() (health.h, which the self-test and the
- * recovery use) reshaped for speed; test_draw checks that both leave the
- * same state.  What would cost here is what one word leaves for the next
- * to wait on, not instructions: the tests' state lives in locals for the
- * request (out may alias anything, so through h it would be reloaded
- * after every copy), the 32 tags in four SSE registers (a 2-byte tag
- * store read back by 16-byte loads cannot be store-forwarded), the APT
- * counts and reference in SSE registers too, and the tests' findings are
- * ORed into one value judged by one branch per word.  Only the digest
- * history stays in h: stored every word, read on a tag match (2^-11).
+ * recovery use) reshaped, on the same steps; test_draw checks that both
+ * leave the same state and reason.  The tests' state lives in locals for
+ * the request (out may alias anything, so through h it would be reloaded
+ * after every copy, and a copy on the stack would be loaded and stored
+ * every word), the 32 tags in four SSE registers (a 2-byte tag store
+ * read back by the next word's 16-byte loads cannot be store-forwarded),
+ * the APT counts and reference in SSE registers too, and the tests'
+ * findings are judged by one branch per word.  Only the digest history
+ * stays in h: stored every word, read on a tag match (2^-11).  What is
+ * left costs by its instruction count more than by its dependencies:
+ * docs/performance.md.
  */
 static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
                                size_t len, struct rdrand_tally *t)
@@ -93,25 +95,19 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
         /* A word that opens an APT window is its reference: not delivered. */
         int reference = c.apt_seen == 0;
         unsigned int slot = c.block_seen % RDRAND_HISTORY_WORDS;
-        uint64_t d, stuck = 0, biased = 0, cycle = 0, over;
+        struct rdrand_health_findings f = {0};
         __m128i w;
 
         word = next;
         ok = ++drawn < total && (++executed, rdrand_hw_rdrand64(&fresh));
         next = fresh;
-        d = rdrand_health_digest(c.key, word);
-        if (rdrand_tags_match(tags, d))
-            cycle = rdrand_health_in_history(h, d);
-        h->history[slot] = d;
-        tags = rdrand_tags_push(tags, d);
+        f.digest = rdrand_health_digest(c.key, word);
+        if (rdrand_tags_match(tags, f.digest))
+            f.cycle = rdrand_health_in_history(h, f.digest);
+        h->history[slot] = f.digest;
+        tags = rdrand_tags_push(tags, f.digest);
 
-        c.bits_zero |= ~word;
-        c.bits_one |= word;
-        if (++c.block_seen == RDRAND_BIT_BLOCK) {
-            stuck = ~(c.bits_zero & c.bits_one);
-            c.bits_zero = c.bits_one = 0;
-            c.block_seen = 0;
-        }
+        f.stuck = rdrand_health_block_step(&c, word);
 
         w = _mm_cvtsi64_si128((long long)word);
         if (reference) {
@@ -122,36 +118,12 @@ static int rdrand_draw_checked(struct rdrand_health *h, unsigned char *out,
         }
         /* Lanes 0..7 only: the upper ones compare zeros and mean nothing. */
         counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(w, apt_ref));
-        over = (unsigned int)_mm_movemask_epi8(counts) & 0xffu;
+        f.over = (unsigned int)_mm_movemask_epi8(counts) & 0xffu;
 
-        c.apt_seen = (c.apt_seen + 1) % RDRAND_APT_WINDOW;
-        if (c.apt_seen % 8 != 0) {
-            uint64_t carry = c.group[0] & word, bit;
+        f.biased = rdrand_health_group_step(h, &c, word);
 
-            c.group[0] ^= word;
-            bit = c.group[1] & carry;
-            c.group[1] ^= carry;
-            c.group[2] ^= bit;
-        } else {
-            rdrand_health_close_group(h, c.group, word);
-            c.group[0] = c.group[1] = c.group[2] = 0;
-            if (c.apt_seen == 0)
-                biased = rdrand_health_biased_bits(h->ones);
-        }
-
-        if ((stuck | over | biased | cycle | (word + 1 <= 1)) != 0) {
-            unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
-
-            if (over != 0)
-                c.apt_seen = 0; /* a failing window starts over */
-            verdict =
-                (unsigned int)(word == 0) * RDRAND_FAIL_ZERO
-                | (unsigned int)(word == ~(uint64_t)0) * RDRAND_FAIL_ONES
-                | (unsigned int)(d == h->history[prev]) * RDRAND_FAIL_REPEAT
-                | (unsigned int)cycle * RDRAND_FAIL_CYCLE
-                | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
-                | (unsigned int)(over != 0) * RDRAND_FAIL_APT
-                | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;
+        if (rdrand_health_any(&f, word)) {
+            verdict = rdrand_health_failed(h, &c, slot, &f, word);
             break;
         }
         if (reference)

@@ -217,32 +217,13 @@ static inline void rdrand_health_close_group(struct rdrand_health *h,
     }
 }
 
-/*
- * Every continuous test on one word: returns the verdict (0: passed, else
- * RDRAND_FAIL_* bits).  c is h->s or the caller's copy of it: inline, so
- * that the draw loop keeps the scalars in registers (out may alias h; a
- * local copy cannot).  Every test sees every word.  The common path is
- * straight-line; the branches are taken at a window's or block's end (or
- * a group's, every 8 words), on a tag match (2^-11) and on a failure.
- * A failing APT window starts over (one defect, one failure); a bit block
- * starts over at its end anyway.
- */
-static inline unsigned int
-rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
-                      uint64_t w)
+/* Stuck bit: w into the block's ORs; at a block's end, the bits it never
+ * changed (0 otherwise).  A block starts over at its end. */
+static inline uint64_t rdrand_health_block_step(struct rdrand_health_scalars *c,
+                                                uint64_t w)
 {
-    uint64_t d = rdrand_health_digest(c->key, w), stuck = 0, biased = 0;
-    uint64_t over;
-    unsigned int slot = c->block_seen % RDRAND_HISTORY_WORDS;
-    unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
-    struct rdrand_tags tags = rdrand_tags_load(h);
-    unsigned int cycle = rdrand_health_seen(h, tags, d);
+    uint64_t stuck = 0;
 
-    /* Short cycle: remember the digest. */
-    h->history[slot] = d;
-    rdrand_tags_store(h, rdrand_tags_push(tags, d));
-
-    /* Stuck bit: a bit that kept one value through a whole block. */
     c->bits_zero |= ~w;
     c->bits_one |= w;
     if (++c->block_seen == RDRAND_BIT_BLOCK) {
@@ -250,6 +231,95 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
         c->bits_zero = c->bits_one = 0;
         c->block_seen = 0;
     }
+    return stuck;
+}
+
+/*
+ * Bit proportion: each bit's ones, counted bit-sliced in groups of 8
+ * words: the first seven rippled into three planes, the eighth added
+ * with them into the window's ten planes; the counts are judged at the
+ * window's natural end (the biased bits returned, 0 otherwise).  Also
+ * advances the window position.
+ */
+static inline uint64_t rdrand_health_group_step(struct rdrand_health *h,
+                                                struct rdrand_health_scalars *c,
+                                                uint64_t w)
+{
+    c->apt_seen = (c->apt_seen + 1) % RDRAND_APT_WINDOW;
+    if (c->apt_seen % 8 != 0) {
+        uint64_t carry = c->group[0] & w, bit;
+
+        c->group[0] ^= w;
+        bit = c->group[1] & carry;
+        c->group[1] ^= carry;
+        c->group[2] ^= bit;
+        return 0;
+    }
+    rdrand_health_close_group(h, c->group, w);
+    c->group[0] = c->group[1] = c->group[2] = 0;
+    return c->apt_seen == 0 ? rdrand_health_biased_bits(h->ones) : 0;
+}
+
+/* What the tests found on one word: non-zero where one failed. */
+struct rdrand_health_findings {
+    uint64_t digest, cycle, stuck, over, biased;
+};
+
+/* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is w == 0
+ * or w == ~0); which tests failed is worked out only then. */
+static inline int rdrand_health_any(const struct rdrand_health_findings *f,
+                                    uint64_t w)
+{
+    return (f->stuck | f->over | f->biased | f->cycle | (w + 1 <= 1)) != 0;
+}
+
+/*
+ * The verdict bits of a word that failed (rdrand_health_any); slot is the
+ * history slot its digest went into.  A failing APT window starts over
+ * (one defect, one failure).
+ */
+static inline unsigned int
+rdrand_health_failed(const struct rdrand_health *h,
+                     struct rdrand_health_scalars *c, unsigned int slot,
+                     const struct rdrand_health_findings *f, uint64_t w)
+{
+    unsigned int prev = (slot - 1) % RDRAND_HISTORY_WORDS;
+
+    if (f->over != 0)
+        c->apt_seen = 0;
+    return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
+           | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
+           | (unsigned int)(f->digest == h->history[prev]) * RDRAND_FAIL_REPEAT
+           | (unsigned int)(f->cycle != 0) * RDRAND_FAIL_CYCLE
+           | (unsigned int)(f->stuck != 0) * RDRAND_FAIL_STUCK_BIT
+           | (unsigned int)(f->over != 0) * RDRAND_FAIL_APT
+           | (unsigned int)(f->biased != 0) * RDRAND_FAIL_BIASED_BIT;
+}
+
+/*
+ * Every continuous test on one word: returns the verdict (0: passed, else
+ * RDRAND_FAIL_* bits), working through h.  The self-test and the
+ * recovery window use it; the draw loop (draw.c) runs the same steps on
+ * a copy of the state in registers.  Every test sees every word.  The
+ * common path is straight-line; the branches are taken at a window's or
+ * block's end (or a group's, every 8 words), on a tag match (2^-11) and
+ * on a failure.
+ */
+static inline unsigned int
+rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
+                      uint64_t w)
+{
+    struct rdrand_health_findings f = {0};
+    unsigned int slot = c->block_seen % RDRAND_HISTORY_WORDS;
+    struct rdrand_tags tags = rdrand_tags_load(h);
+
+    /* Short cycle: seen among the last K, then remembered. */
+    f.digest = rdrand_health_digest(c->key, w);
+    f.cycle = rdrand_health_seen(h, tags, f.digest);
+    h->history[slot] = f.digest;
+    rdrand_tags_store(h, rdrand_tags_push(tags, f.digest));
+
+    f.stuck = rdrand_health_block_step(c, w);
 
     /* A window opens on its reference word: all its counts start over. */
     if (c->apt_seen == 0) {
@@ -269,42 +339,13 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
         _mm_cvtsi64_si128((long long)c->apt_counts),
         _mm_cmpeq_epi8(_mm_cvtsi64_si128((long long)w),
                        _mm_cvtsi64_si128((long long)c->apt_reference))));
-    over = c->apt_counts & RDRAND_BYTES(0x80);
+    f.over = c->apt_counts & RDRAND_BYTES(0x80);
 
-    /*
-     * Bit proportion: each bit's ones, counted bit-sliced in groups of 8
-     * words: the first seven rippled into three planes, the eighth added
-     * with them into the window's ten planes; the counts are judged at the
-     * window's natural end.
-     */
-    c->apt_seen = (c->apt_seen + 1) % RDRAND_APT_WINDOW;
-    if (c->apt_seen % 8 != 0) {
-        uint64_t carry = c->group[0] & w, bit;
+    f.biased = rdrand_health_group_step(h, c, w);
 
-        c->group[0] ^= w;
-        bit = c->group[1] & carry;
-        c->group[1] ^= carry;
-        c->group[2] ^= bit;
-    } else {
-        rdrand_health_close_group(h, c->group, w);
-        c->group[0] = c->group[1] = c->group[2] = 0;
-        if (c->apt_seen == 0)
-            biased = rdrand_health_biased_bits(h->ones);
-    }
-
-    /* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is
-     * w == 0 or w == ~0); which tests failed is worked out only then. */
-    if ((stuck | over | biased | cycle | (w + 1 <= 1)) == 0)
+    if (!rdrand_health_any(&f, w))
         return 0;
-    if (over != 0)
-        c->apt_seen = 0; /* a failing window starts over */
-    return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
-           | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
-           | (unsigned int)(d == h->history[prev]) * RDRAND_FAIL_REPEAT
-           | cycle * RDRAND_FAIL_CYCLE
-           | (unsigned int)(stuck != 0) * RDRAND_FAIL_STUCK_BIT
-           | (unsigned int)(over != 0) * RDRAND_FAIL_APT
-           | (unsigned int)(biased != 0) * RDRAND_FAIL_BIASED_BIT;
+    return rdrand_health_failed(h, c, slot, &f, w);
 }
 
 /* The APT count of byte lane 0..7 in the current window (for tests). */
