@@ -35,6 +35,7 @@
 #include "prov.h"
 #include "rand.h"
 #include "sim.h"
+#include "stack_scan.h"
 
 /* ---- allocation hooks ---- */
 
@@ -184,16 +185,6 @@ static int remove_words(void **state)
 {
     (void)state;
     return unlink(words_path);
-}
-
-__attribute__((no_sanitize("address", "thread"))) static uint64_t
-load64(const volatile unsigned char *p)
-{
-    uint64_t v = 0;
-
-    for (int j = 0; j < 8; j++)
-        v |= (uint64_t)p[j] << (8 * j);
-    return v;
 }
 
 /* Any known word anywhere in [p, p + n), at any byte offset. */
