@@ -409,6 +409,196 @@ static void test_cf0_at_every_position(void **state)
     }
 }
 
+/*
+ * An independent model of the continuous tests, written from their
+ * definitions (docs/health-tests.md, the cutoffs in health.h) with none
+ * of health.h's code: plain counters per bit and per byte lane, the last
+ * 32 words themselves (with the unkeyed state rdrand_health_init leaves,
+ * the digest of a word is the word, and the history starts as 32 zeros).
+ */
+struct model {
+    uint64_t last[RDRAND_HISTORY_WORDS]; /* the last 32 words judged */
+    unsigned int judged;                 /* words judged, mod 32 its slot */
+    uint64_t seen0, seen1;               /* stuck bit, this block */
+    unsigned int in_block;
+    uint64_t reference;   /* the APT window's first word */
+    unsigned int in_window; /* words in the window; 0: the next opens it */
+    unsigned int lane[8]; /* matches of each byte lane with the reference */
+    unsigned int ones[64]; /* ones of each bit in the window */
+};
+
+/* Reasons in the order a word failing several tests reports them. */
+enum { M_ZERO, M_ONES, M_REPEAT, M_CYCLE, M_STUCK, M_APT, M_BIASED, M_N };
+
+static const int model_reasons[M_N] = {
+    RDRAND_R_STUCK_ZERO,  RDRAND_R_STUCK_ONES,
+    RDRAND_R_REPEATED_WORD, RDRAND_R_SHORT_CYCLE,
+    RDRAND_R_STUCK_BIT,   RDRAND_R_ADAPTIVE_PROPORTION,
+    RDRAND_R_BIASED_BIT};
+
+/* The reason word w fails for, RDRAND_R_OK if none; the state advances. */
+static int model_judge(struct model *m, uint64_t w)
+{
+    unsigned int slot = m->judged % RDRAND_HISTORY_WORDS;
+    unsigned int prev = (slot + RDRAND_HISTORY_WORDS - 1) % RDRAND_HISTORY_WORDS;
+    int fail[M_N] = {0};
+
+    fail[M_ZERO] = w == 0;
+    fail[M_ONES] = w == ~(uint64_t)0;
+    fail[M_REPEAT] = w == m->last[prev];
+    for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
+        fail[M_CYCLE] |= w == m->last[i];
+    m->last[slot] = w;
+    m->judged++;
+
+    m->seen0 |= ~w;
+    m->seen1 |= w;
+    if (++m->in_block == RDRAND_BIT_BLOCK) {
+        fail[M_STUCK] = (m->seen0 & m->seen1) != ~(uint64_t)0;
+        m->seen0 = m->seen1 = 0;
+        m->in_block = 0;
+    }
+
+    if (m->in_window == 0) {
+        m->reference = w;
+        memset(m->lane, 0, sizeof(m->lane));
+        memset(m->ones, 0, sizeof(m->ones));
+    }
+    for (int i = 0; i < 8; i++)
+        if ((uint8_t)(w >> (8 * i)) == (uint8_t)(m->reference >> (8 * i))
+            && ++m->lane[i] >= RDRAND_APT_CUTOFF)
+            fail[M_APT] = 1;
+    for (int b = 0; b < 64; b++)
+        m->ones[b] += (unsigned int)(w >> b & 1);
+    if (++m->in_window == RDRAND_APT_WINDOW) {
+        for (int b = 0; b < 64; b++)
+            if (m->ones[b] >= RDRAND_BIT_CUTOFF
+                || RDRAND_APT_WINDOW - m->ones[b] >= RDRAND_BIT_CUTOFF)
+                fail[M_BIASED] = 1;
+        m->in_window = 0;
+    }
+    if (fail[M_APT])
+        m->in_window = 0; /* a failing window starts over */
+
+    for (int i = 0; i < M_N; i++)
+        if (fail[i])
+            return model_reasons[i];
+    return RDRAND_R_OK;
+}
+
+/* Word i of the defective stream, and whether its RDRAND reports CF=0. */
+#define SEGMENT 1200
+static uint64_t defective_word(uint64_t i, int *cf0)
+{
+    uint64_t seg = i / SEGMENT, off = i % SEGMENT;
+    uint64_t spot = expected_word(1000000 + seg) % (SEGMENT - 100) + 50;
+    uint64_t w = expected_word(i);
+
+    *cf0 = 0;
+    switch (seg % 9) {
+    case 1: /* the all-zero word */
+        return off == spot ? 0 : w;
+    case 2: /* the all-ones word */
+        return off == spot ? ~(uint64_t)0 : w;
+    case 3: /* a repetition */
+        return off == spot ? expected_word(i - 1) : w;
+    case 4: /* short cycles of every length 1..32, one every 37 words */
+        return off % 37 == 36 ? expected_word(i - 1 - (off / 37 + seg) % 32)
+                              : w;
+    case 5: /* bit 13 stuck at 1 from the spot on */
+        return off >= spot ? w | 1u << 13 : w;
+    case 6: /* byte lane 2 stuck: every window opened in here trips */
+        return (w & ~((uint64_t)0xff << 16)) | (uint64_t)0x5a << 16;
+    case 7: /* bit 7 set three times in four */
+        return expected_word(i + 7777) % 4 != 0 ? w | 0x80 : w & ~(uint64_t)0x80;
+    case 8: /* CF=0 at the spot, and twice in a row further on */
+        *cf0 = off == spot || off == spot + 40 || off == spot + 41;
+        return *cf0 ? 0 : w;
+    default:
+        return w;
+    }
+}
+
+/*
+ * The draw against the model, over a stream with every kind of defect
+ * (zero, ones, repetition, short cycle, stuck bit, APT, bit proportion,
+ * CF=0), requests of 1..600 bytes that cross every boundary, the state
+ * carried on after each failure.  Per request: the model's reason, its
+ * executions (the word after a failing one included, when the request
+ * needed it; a CF=0 word the last), and on success the stream's words
+ * delivered.  Every reason must be met, or the stream tests nothing.
+ */
+static void test_draw_matches_model(void **state)
+{
+    static unsigned char buf[600], expect[600];
+    const uint64_t n = 18 * SEGMENT;
+    char path[32], spec[64];
+    struct rdrand_health h;
+    struct model m = {0};
+    int met[M_N] = {0}, cf0_met = 0, fd;
+    uint64_t pos = 0;
+    FILE *f;
+
+    (void)state;
+    snprintf(path, sizeof(path), "/tmp/test_draw_XXXXXX");
+    fd = mkstemp(path);
+    f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    assert_non_null(f);
+    for (uint64_t i = 0; i < n; i++) {
+        int cf0;
+        uint64_t w = defective_word(i, &cf0);
+
+        fprintf(f, "%016llx%s\n", (unsigned long long)w, cf0 ? " fail" : "");
+    }
+    assert_int_equal(fclose(f), 0);
+    snprintf(spec, sizeof(spec), "words=%s", path);
+    sim_or_fail(spec);
+    rdrand_health_init(&h);
+    for (size_t len = 1; pos + 100 < n; len = len * 7 % 601) {
+        size_t needed = (len + 7) / 8, delivered = 0;
+        uint64_t k = 0, executed = 0;
+        int want = RDRAND_R_OK, got;
+
+        /* The model's request: stream order, the first bad word decides. */
+        while (delivered < needed) {
+            int cf0, opens = m.in_window == 0;
+            uint64_t w = defective_word(pos + k++, &cf0);
+
+            if (cf0) {
+                want = RDRAND_R_RDRAND_FAILED;
+                break;
+            }
+            want = model_judge(&m, w);
+            delivered += !opens;
+            if (want != RDRAND_R_OK) {
+                k += delivered < needed; /* the next, already drawn */
+                break;
+            }
+            for (size_t b = 8 * (delivered - 1); !opens && b < len
+                                                 && b < 8 * delivered;
+                 b++)
+                expect[b] = (unsigned char)(w >> (8 * (b % 8)));
+        }
+        executed = rdrand_sim_executions();
+        got = rdrand_draw(&h, buf, len);
+        assert_int_equal(got, want);
+        assert_int_equal(rdrand_sim_executions() - executed, k);
+        if (got == RDRAND_R_OK)
+            assert_memory_equal(buf, expect, len);
+        else
+            assert_true(all_bytes(buf, len, 0));
+        for (int i = 0; i < M_N; i++)
+            met[i] |= want == model_reasons[i];
+        cf0_met |= want == RDRAND_R_RDRAND_FAILED;
+        pos += k;
+    }
+    for (int i = 0; i < M_N; i++)
+        if (!met[i])
+            fail_msg("the stream never tripped reason %d", model_reasons[i]);
+    assert_true(cf0_met);
+    unlink(path);
+}
+
 static void test_zero_length(void **state)
 {
     unsigned char buf[1] = {0x5A};
@@ -435,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_draw_matches_word_by_word),
         cmocka_unit_test(test_draw_matches_word_by_word_on_trips),
         cmocka_unit_test(test_cf0_at_every_position),
+        cmocka_unit_test(test_draw_matches_model),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
