@@ -695,8 +695,7 @@ static double bench_health_words_4k(void)
     uint64_t before = rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS);
 
     bench_health_draw(&v, 511);
-    return (double)(rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS) - before)
-           / 511;
+    return (double)(rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS) - before) / 511;
 }
 
 int main(int argc, char **argv)

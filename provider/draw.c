@@ -26,8 +26,7 @@ struct rdrand_tally {
 };
 
 __attribute__((noinline)) static int
-rdrand_draw_unchecked(unsigned char *out, size_t len,
-                                 struct rdrand_tally *t)
+rdrand_draw_unchecked(unsigned char *out, size_t len, struct rdrand_tally *t)
 {
     uint64_t word = 0;
     size_t done = 0;

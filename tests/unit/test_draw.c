@@ -421,26 +421,26 @@ struct model {
     unsigned int judged;                 /* words judged, mod 32 its slot */
     uint64_t seen0, seen1;               /* stuck bit, this block */
     unsigned int in_block;
-    uint64_t reference;   /* the APT window's first word */
+    uint64_t reference;     /* the APT window's first word */
     unsigned int in_window; /* words in the window; 0: the next opens it */
-    unsigned int lane[8]; /* matches of each byte lane with the reference */
-    unsigned int ones[64]; /* ones of each bit in the window */
+    unsigned int lane[8];   /* matches of each byte lane with the reference */
+    unsigned int ones[64];  /* ones of each bit in the window */
 };
 
 /* Reasons in the order a word failing several tests reports them. */
 enum { M_ZERO, M_ONES, M_REPEAT, M_CYCLE, M_STUCK, M_APT, M_BIASED, M_N };
 
 static const int model_reasons[M_N] = {
-    RDRAND_R_STUCK_ZERO,  RDRAND_R_STUCK_ONES,
-    RDRAND_R_REPEATED_WORD, RDRAND_R_SHORT_CYCLE,
-    RDRAND_R_STUCK_BIT,   RDRAND_R_ADAPTIVE_PROPORTION,
+    RDRAND_R_STUCK_ZERO,  RDRAND_R_STUCK_ONES, RDRAND_R_REPEATED_WORD,
+    RDRAND_R_SHORT_CYCLE, RDRAND_R_STUCK_BIT,  RDRAND_R_ADAPTIVE_PROPORTION,
     RDRAND_R_BIASED_BIT};
 
 /* The reason word w fails for, RDRAND_R_OK if none; the state advances. */
 static int model_judge(struct model *m, uint64_t w)
 {
     unsigned int slot = m->judged % RDRAND_HISTORY_WORDS;
-    unsigned int prev = (slot + RDRAND_HISTORY_WORDS - 1) % RDRAND_HISTORY_WORDS;
+    unsigned int prev =
+        (slot + RDRAND_HISTORY_WORDS - 1) % RDRAND_HISTORY_WORDS;
     int fail[M_N] = {0};
 
     fail[M_ZERO] = w == 0;
@@ -510,7 +510,8 @@ static uint64_t defective_word(uint64_t i, int *cf0)
     case 6: /* byte lane 2 stuck: every window opened in here trips */
         return (w & ~((uint64_t)0xff << 16)) | (uint64_t)0x5a << 16;
     case 7: /* bit 7 set three times in four */
-        return expected_word(i + 7777) % 4 != 0 ? w | 0x80 : w & ~(uint64_t)0x80;
+        return expected_word(i + 7777) % 4 != 0 ? w | 0x80
+                                                : w & ~(uint64_t)0x80;
     case 8: /* CF=0 at the spot, and twice in a row further on */
         *cf0 = off == spot || off == spot + 40 || off == spot + 41;
         return *cf0 ? 0 : w;
@@ -574,9 +575,8 @@ static void test_draw_matches_model(void **state)
                 k += delivered < needed; /* the next, already drawn */
                 break;
             }
-            for (size_t b = 8 * (delivered - 1); !opens && b < len
-                                                 && b < 8 * delivered;
-                 b++)
+            for (size_t b = 8 * (delivered - 1);
+                 !opens && b < len && b < 8 * delivered; b++)
                 expect[b] = (unsigned char)(w >> (8 * (b % 8)));
         }
         executed = rdrand_sim_executions();
