@@ -62,6 +62,16 @@
 /* uint64: bits drawn and checked at load; 0 when no check ran or it failed. */
 #define RDRAND_PARAM_COCO_SEED_BITS "coco-seed-bits"
 
+/* Conditioning (docs/conditioning.md). */
+/* UTF8 pointer: the conditioning config value in force, none or reduce512. */
+#define RDRAND_PARAM_CONDITIONING "conditioning"
+/*
+ * uint64: 16-byte conditioned blocks (each the CBC-MAC of 1024 RDRAND
+ * words) delivered by successful requests in reduce512 mode; a truncated
+ * last block counts as one.
+ */
+#define RDRAND_PARAM_CONDITIONED_BLOCKS "conditioned-blocks"
+
 /* Health tests (docs/health-tests.md). */
 /* uint64: words or self-tests that failed a health test. */
 #define RDRAND_PARAM_HEALTH_FAILURES "health-failures"

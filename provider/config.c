@@ -25,13 +25,14 @@ static const char *const rdrand_probes[] = {
     RDRAND_PROBES("COCO", "Coco", "coco"),
     RDRAND_PROBES("COCO_SEED_BITS", "Coco_seed_bits", "coco_seed_bits"),
     RDRAND_PROBES("ON_COCO_FAILURE", "On_coco_failure", "on_coco_failure"),
+    RDRAND_PROBES("CONDITIONING", "Conditioning", "conditioning"),
 };
 #define RDRAND_NPROBES (sizeof(rdrand_probes) / sizeof(rdrand_probes[0]))
 #define RDRAND_PROBES_PER_KEY (RDRAND_NPROBES / RDRAND_KEY_COUNT)
 
 /* Record the first refusal only: it is the one the operator fixes first. */
-static void rdrand_config_refuse(struct rdrand_config *cfg, int reason, int key,
-                                 const char *why)
+void rdrand_config_refuse(struct rdrand_config *cfg, int reason, int key,
+                          const char *why)
 {
     if (cfg->reason != 0)
         return;
@@ -68,7 +69,7 @@ int rdrand_config_load(struct rdrand_prov *prov)
     OSSL_PARAM keys[RDRAND_KEY_COUNT + RDRAND_NPROBES + 1];
     unsigned int parsed[RDRAND_KEY_COUNT] = {
         RDRAND_WARN_SYSLOG, RDRAND_COCO_AUTO, RDRAND_COCO_SEED_BITS_MIN,
-        RDRAND_ON_COCO_FAILURE_REFUSE};
+        RDRAND_ON_COCO_FAILURE_REFUSE, RDRAND_CONDITIONING_NONE};
     struct rdrand_config *cfg = &prov->config;
     char why[sizeof(cfg->error)];
     size_t n = 0;
@@ -101,6 +102,8 @@ int rdrand_config_load(struct rdrand_prov *prov)
     cfg->coco_seed_bits = parsed[RDRAND_KEY_COCO_SEED_BITS];
     cfg->on_coco_failure =
         (enum rdrand_coco_failure)parsed[RDRAND_KEY_ON_COCO_FAILURE];
+    cfg->conditioning =
+        (enum rdrand_conditioning)parsed[RDRAND_KEY_CONDITIONING];
     if (cfg->reason == 0)
         return 1;
     /* A refused section never refuses to load: that would be silent. */
@@ -128,9 +131,15 @@ int rdrand_config_refuses(const struct rdrand_prov *prov, const char *request,
 {
     if (prov->config.reason == 0)
         return 0;
-    RDRAND_RAISE(prov, prov->config.reason,
-                 "%s of %zu bytes refused: %s; fix this provider's section "
-                 "in openssl.cnf and restart the process",
-                 request, len, prov->config.error);
+    if (prov->config.reason != RDRAND_R_BAD_CONFIG
+        && prov->config.reason != RDRAND_R_CONFIG_UNREADABLE)
+        RDRAND_RAISE(prov, prov->config.reason,
+                     "%s of %zu bytes refused: %s", request, len,
+                     prov->config.error); /* it says what to do */
+    else
+        RDRAND_RAISE(prov, prov->config.reason,
+                     "%s of %zu bytes refused: %s; fix this provider's "
+                     "section in openssl.cnf and restart the process",
+                     request, len, prov->config.error);
     return 1;
 }

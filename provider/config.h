@@ -17,6 +17,16 @@
  */
 int rdrand_config_load(struct rdrand_prov *prov);
 
+/*
+ * Latch the provider as a refused section does (the first refusal is
+ * kept): reason is what requests raise, why says what failed and what the
+ * operator can do.  key is the rdrand_config_key at fault, or -1.  Also
+ * for what makes a key's value unusable on this machine at load
+ * (conditioning.c).
+ */
+void rdrand_config_refuse(struct rdrand_config *cfg, int reason, int key,
+                          const char *why);
+
 /* 1 when the section was accepted. */
 int rdrand_config_ok(const struct rdrand_prov *prov);
 

@@ -8,7 +8,7 @@
 #include "prov.h"
 
 const char *const rdrand_config_key_names[RDRAND_KEY_COUNT] = {
-    "warn", "coco", "coco_seed_bits", "on_coco_failure"};
+    "warn", "coco", "coco_seed_bits", "on_coco_failure", "conditioning"};
 
 struct rdrand_choice {
     const char *name;
@@ -29,6 +29,11 @@ static const struct rdrand_choice rdrand_on_coco_failure_choices[] = {
     {"refuse", RDRAND_ON_COCO_FAILURE_REFUSE},
     {"fail-closed", RDRAND_ON_COCO_FAILURE_FAIL_CLOSED},
     {"abort", RDRAND_ON_COCO_FAILURE_ABORT},
+    {NULL, 0}};
+
+static const struct rdrand_choice rdrand_conditioning_choices[] = {
+    {"none", RDRAND_CONDITIONING_NONE},
+    {"reduce512", RDRAND_CONDITIONING_REDUCE512},
     {NULL, 0}};
 
 static int rdrand_refuse(enum rdrand_config_key key, const char *value,
@@ -115,6 +120,9 @@ int rdrand_config_parse(enum rdrand_config_key key, const char *value,
         return rdrand_parse_seed_bits(value, out, why, why_len);
     case RDRAND_KEY_ON_COCO_FAILURE:
         return rdrand_parse_choice(key, value, rdrand_on_coco_failure_choices,
+                                   out, why, why_len);
+    case RDRAND_KEY_CONDITIONING:
+        return rdrand_parse_choice(key, value, rdrand_conditioning_choices,
                                    out, why, why_len);
     case RDRAND_KEY_COUNT:
         break;

@@ -63,6 +63,10 @@ static const OSSL_ITEM rdrand_reasons[] = {
      "RDRAND returned 512 words in which one bit position took one value "
      "343 times or more (bit proportion test): the CPU's random number "
      "generator is not usable"},
+    {RDRAND_R_NO_AESNI,
+     "conditioning = reduce512 needs AES-NI (CPUID leaf 1 ECX bit 25), "
+     "which this CPU does not report; set conditioning = none or run on a "
+     "CPU with AES-NI"},
     {0, NULL}};
 
 const OSSL_ITEM *rdrand_reason_strings(void)

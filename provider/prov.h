@@ -10,6 +10,7 @@
 #include <openssl/core_dispatch.h>
 
 #include "coco.h"
+#include "conditioning.h"
 
 enum rdrand_warn_mode {
     RDRAND_WARN_SYSLOG,
@@ -17,6 +18,11 @@ enum rdrand_warn_mode {
     RDRAND_WARN_NONE
 };
 enum rdrand_coco_mode { RDRAND_COCO_AUTO, RDRAND_COCO_REQUIRE };
+/* docs/conditioning.md */
+enum rdrand_conditioning {
+    RDRAND_CONDITIONING_NONE,
+    RDRAND_CONDITIONING_REDUCE512
+};
 enum rdrand_coco_failure {
     RDRAND_ON_COCO_FAILURE_REFUSE,
     RDRAND_ON_COCO_FAILURE_FAIL_CLOSED,
@@ -29,6 +35,7 @@ struct rdrand_config {
     enum rdrand_coco_mode coco;
     unsigned int coco_seed_bits;
     enum rdrand_coco_failure on_coco_failure;
+    enum rdrand_conditioning conditioning;
 
     /*
      * A section the provider could not accept (config.c): every request
@@ -56,6 +63,9 @@ struct rdrand_prov {
     int coco_enforced;              /* CoCo rules apply: faults never clear */
     int coco_cause;          /* why the check at load failed (a reason), or 0 */
     uint64_t coco_seed_bits; /* bits drawn and checked at init */
+
+    /* conditioning = reduce512: the CBC-MAC key, drawn at load. */
+    struct rdrand_cond_key cond_key;
 
     /*
      * The latch, owned by source.c: the reason the source is in error

@@ -14,6 +14,7 @@
 #include "rdrand_provider.h"
 
 #include "coco_policy.h"
+#include "conditioning.h"
 #include "config.h"
 #include "counters.h"
 #include "errors.h"
@@ -35,7 +36,10 @@ static OSSL_FUNC_provider_get_reason_strings_fn rdrand_get_reason_strings;
 
 static void rdrand_teardown(void *provctx)
 {
-    OPENSSL_clear_free(provctx, sizeof(struct rdrand_prov));
+    struct rdrand_prov *prov = provctx;
+
+    rdrand_cond_forget(&prov->cond_key); /* the expanded key, explicitly */
+    OPENSSL_clear_free(prov, sizeof(*prov));
 }
 
 static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
@@ -52,6 +56,8 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_uint64(RDRAND_PARAM_SEED_BYTES, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_GENERATE_REQUESTS, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_GENERATE_FAILURES, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_CONDITIONED_BLOCKS, NULL),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, NULL, 0),
         OSSL_PARAM_int(RDRAND_PARAM_RDRAND_AVAILABLE, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_PLATFORM, NULL, 0),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_SIGNAL, NULL, 0),
@@ -76,6 +82,7 @@ static const struct {
     {RDRAND_PARAM_HEALTH_FAILURES, RDRAND_CTR_HEALTH_FAILURES},
     {RDRAND_PARAM_GENERATE_REQUESTS, RDRAND_CTR_GENERATE_REQUESTS},
     {RDRAND_PARAM_GENERATE_FAILURES, RDRAND_CTR_GENERATE_FAILURES},
+    {RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_CTR_CONDITIONED_BLOCKS},
 };
 
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
@@ -105,6 +112,12 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
             && !rdrand_param_set_uint64(
                 p, rdrand_counter_get(rdrand_counter_params[i].counter)))
             goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_CONDITIONING)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, prov->config.conditioning
+                                               == RDRAND_CONDITIONING_REDUCE512
+                                           ? "reduce512"
+                                           : "none"))
+        goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
         && !OSSL_PARAM_set_int(p, prov->rdrand_available))
         goto bad;
@@ -236,6 +249,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         OPENSSL_clear_free(prov, sizeof(*prov));
         return 0;
     }
+    rdrand_cond_init(prov);
     /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
     if (!prov->rdrand_available && !prov->coco_enforced)
         rdrand_warn(prov,

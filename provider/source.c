@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 
 #include "coco_policy.h"
+#include "conditioning.h"
 #include "config.h"
 #include "counters.h"
 #include "draw.h"
@@ -286,8 +287,12 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
             return 0;
         }
     }
+    /* The mode is chosen here, so recovery and latching stay in one place. */
     if (reason == RDRAND_R_OK)
-        reason = rdrand_draw(&rdrand_thread_health, out, len);
+        reason = prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
+                     ? rdrand_cond_fill(&prov->cond_key, &rdrand_thread_health,
+                                        out, len)
+                     : rdrand_draw(&rdrand_thread_health, out, len);
     if (reason == RDRAND_R_OK)
         return 1;
     snprintf(what, sizeof(what),

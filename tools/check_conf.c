@@ -294,8 +294,8 @@ static int activate_value(const struct check_report *r, const char *v)
 /* OpenSSL's own keys, then ours in enum rdrand_config_key order. */
 #define OPENSSL_KEYS 4
 static const char *const provider_keys[] = {
-    "module", "activate",       "identity",        "soft_load", "warn",
-    "coco",   "coco_seed_bits", "on_coco_failure", NULL};
+    "module", "activate",       "identity",        "soft_load",    "warn",
+    "coco",   "coco_seed_bits", "on_coco_failure", "conditioning", NULL};
 
 /* Where OpenSSL looks for the module (provider_core.c, DSO_merge). */
 static void check_module(struct check_report *r, const struct conf_lines *l,

@@ -432,6 +432,7 @@ static const char *const counters[] = {RDRAND_PARAM_RDRAND_WORDS,
                                        RDRAND_PARAM_GENERATE_REQUESTS,
                                        RDRAND_PARAM_GENERATE_FAILURES,
                                        RDRAND_PARAM_HEALTH_FAILURES,
+                                       RDRAND_PARAM_CONDITIONED_BLOCKS,
                                        NULL};
 
 static void prom_label(FILE *out, const char *name, const char *value)
@@ -503,8 +504,8 @@ static void put_prometheus(FILE *out, const struct check_report *r,
         fprintf(out, "} %" PRIu64 "\n", v->u / 8);
     }
     prom_metric(out, "rdrand_info", "gauge",
-                "the provider's health state and confidential-computing "
-                "platform, as labels",
+                "the provider's health state, confidential-computing "
+                "platform and conditioning, as labels",
                 r->provider);
     fputc(',', out);
     v = param(d, RDRAND_PARAM_HEALTH_STATE);
@@ -515,6 +516,9 @@ static void put_prometheus(FILE *out, const struct check_report *r,
     fputc(',', out);
     v = param(d, RDRAND_PARAM_COCO_SIGNAL);
     prom_label(out, "coco_signal", v ? v->s : "");
+    fputc(',', out);
+    v = param(d, RDRAND_PARAM_CONDITIONING);
+    prom_label(out, "conditioning", v ? v->s : "");
     fputs("} 1\n", out);
 }
 

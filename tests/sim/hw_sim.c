@@ -26,6 +26,7 @@ struct sim_word {
 
 struct sim_cpu {
     int rdrand_present;
+    int aesni_present; /* CPUID leaf 1 ECX bit 25 */
     uint64_t fail_at;   /* 0: never */
     uint64_t fail_from; /* 0: never */
     int have_value;
@@ -34,7 +35,7 @@ struct sim_cpu {
     size_t nwords;
 };
 
-static struct sim_cpu sim = {.rdrand_present = 1};
+static struct sim_cpu sim = {.rdrand_present = 1, .aesni_present = 1};
 static _Atomic uint64_t sim_executions;
 static _Atomic uint64_t sim_stream;
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
@@ -200,6 +201,10 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             cpu->rdrand_present = 0;
         else if (strcmp(item, "rdrand") == 0 && strcmp(value, "present") == 0)
             cpu->rdrand_present = 1;
+        else if (strcmp(item, "aesni") == 0 && strcmp(value, "absent") == 0)
+            cpu->aesni_present = 0;
+        else if (strcmp(item, "aesni") == 0 && strcmp(value, "present") == 0)
+            cpu->aesni_present = 1;
         else if (strcmp(item, "fail-at") == 0)
             ok = sim_parse_count(item, value, &cpu->fail_at, err, errlen);
         else if (strcmp(item, "fail-from") == 0)
@@ -232,7 +237,7 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
 
 int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
 {
-    struct sim_cpu cpu = {.rdrand_present = 1};
+    struct sim_cpu cpu = {.rdrand_present = 1, .aesni_present = 1};
 
     err[0] = '\0';
     if (!sim_parse(spec != NULL ? spec : "", &cpu, err, errlen)) {
@@ -341,6 +346,8 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
     if (leaf == 1) {
         out->ecx &= ~(1u << 30);
         out->ecx |= (uint32_t)sim.rdrand_present << 30;
+        out->ecx &= ~(1u << 25);
+        out->ecx |= (uint32_t)sim.aesni_present << 25;
     }
     return 1;
 }

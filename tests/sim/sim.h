@@ -4,6 +4,9 @@
  * Grammar of RDRAND_SIM (comma-separated key=value items, every item
  * optional, each key at most once, no empty item, no spaces):
  *   rdrand=present|absent   CPUID leaf 1 ECX bit 30 (default present)
+ *   aesni=present|absent    CPUID leaf 1 ECX bit 25 (default present); the
+ *                           provider's AES-NI code runs on the real
+ *                           CPU, which must have AES-NI
  *   fail-at=N               the N-th RDRAND execution (1-based) returns CF=0
  *   fail-from=N             executions N, N+1, ... return CF=0
  *   value=HEX               every execution returns this word with CF=1;
