@@ -173,11 +173,8 @@ void rdrand_cond_init(struct rdrand_prov *prov)
         return; /* no RDRAND: every request says so already */
     if (!rdrand_cond_aesni()) {
         rdrand_cond_refuse(prov, RDRAND_R_NO_AESNI,
-                           "conditioning = reduce512 needs AES-NI, and CPUID "
-                           "leaf 1 ECX bit 25 is clear on this CPU; set "
-                           "conditioning = none (RDRAND output credited as "
-                           "it comes, docs/conditioning.md) or run on a CPU "
-                           "with AES-NI");
+                           "conditioning = reduce512 refused at load (no "
+                           "AES-NI); conditioning = none works here");
         return;
     }
     if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK) {

@@ -48,7 +48,7 @@ out() { "$@" >"$work/out" 2>&1; }
 # the simulated CPU are not among them.  cmake --install also leaves its
 # uninstall list, which the .deb has no use for (expected_files PREFIX deb).
 examples=(rdrand.cnf rdrand-coco.cnf rdrand-fips.cnf seed-only.cnf
-    rdrand-check.service rdrand-check.timer)
+    rdrand-reduce512.cnf rdrand-check.service rdrand-check.timer)
 expected_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"

@@ -54,6 +54,13 @@ mistakes=(
     "coco_seed_bits = 0256~s/^coco_seed_bits = 256$/coco_seed_bits = 0256/~2~coco_seed_bits = 0256~\"0256\" is not accepted \\(leading zero\\)~stderr"
     "coco_seed_bits = 00000256~s/^coco_seed_bits = 256$/coco_seed_bits = 00000256/~2~coco_seed_bits = 00000256~\"00000256\" is not accepted \\(leading zero\\)~stderr"
     "on_coco_failure = refusee~s/^on_coco_failure = fail-closed$/on_coco_failure = refusee/~2~on_coco_failure = refusee~use refuse \\| fail-closed \\| abort~stderr"
+    "conditioning = Reduce512~s/^conditioning = none$/conditioning = Reduce512/~2~conditioning = Reduce512~\"Reduce512\" is not accepted \\(values are case-sensitive\\); use none \\| reduce512~stderr"
+    "conditioning = reduce~s/^conditioning = none$/conditioning = reduce/~2~conditioning = reduce~\"reduce\" is not accepted; use none \\| reduce512~stderr"
+    "conditioning empty~s/^conditioning = none$/conditioning =/~2~conditioning =~conditioning = \"\" is not accepted; use none \\| reduce512~stderr"
+    "CONDITIONING in capitals~s/^conditioning = none$/CONDITIONING = reduce512/~2~CONDITIONING = reduce512~keys are case-sensitive~stderr"
+    "conditioning twice~s/^conditioning = none$/conditioning = reduce512\\nconditioning = none/~2~conditioning = reduce512~given twice~ok"
+    "misspelt conditioning~s/^conditioning = none$/conditoning = reduce512/~2~conditoning = reduce512~did you mean conditioning\\?~ok"
+    "conditioning = reduce512~s/^conditioning = none$/conditioning = reduce512/~0~~^seed source: live~ok"
     "warn = loud~s/^warn = stderr$/warn = loud/~2~warn = loud~warn = \"loud\" is not accepted~syslog"
     "WARN in capitals~s/^warn = stderr$/WARN = bogus/~2~WARN = bogus~keys are case-sensitive~syslog"
     "value naming a section~s/^on_coco_failure = fail-closed$/on_coco_failure = default_sect/~2~on_coco_failure = default_sect~on_coco_failure is a section name, not a value~stderr"
@@ -106,6 +113,21 @@ for row in "${mistakes[@]}"; do
             names_line "$(line_of "$line")"
     fi
 done
+
+# conditioning = reduce512 on a CPU without AES-NI: a good file, a CPU
+# that cannot run it: latched at load, every seed refused, naming AES-NI.
+make_variant 's/^conditioning = none$/conditioning = reduce512/'
+RDRAND_SIM_SPEC=aesni=absent sim "OPENSSL_CONF=$VARIANT" -- \
+    "$OPENSSL_BIN" rand -hex 16
+check "reduce512 without AES-NI: openssl rand fails" exited_fail
+check "reduce512 without AES-NI: names AES-NI and the alternative" \
+    stderr_has 'needs AES-NI .*conditioning = none'
+check "reduce512 without AES-NI: and prints no bytes" stdout_lacks '[0-9a-f]{8}'
+RDRAND_SIM_SPEC=aesni=absent sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "reduce512 without AES-NI: rdrand-check exits 1 (unhealthy)" \
+    exited_with 1
+check "reduce512 without AES-NI: rdrand-check says why" \
+    stdout_has '^unhealthy: .*needs AES-NI'
 
 # From code: OSSL_PROVIDER_load succeeds with a refused value (as from
 # openssl.cnf), latched; the first random byte fails naming it.

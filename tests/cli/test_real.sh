@@ -30,6 +30,37 @@ for conf in rdrand.cnf rdrand-coco.cnf; do
         stdout_has '^seed source: live: '
 done
 
+# --- conf/rdrand-reduce512.cnf: seed-grade blocks (docs/conditioning.md) ---
+red=("OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand-reduce512.cnf")
+if grep -m1 '^flags' /proc/cpuinfo | grep -qw aes; then
+    run "${red[@]}" -- "$OPENSSL_BIN" rand -hex 32
+    check "real, reduce512: openssl rand exits 0" exited_ok
+    check "real, reduce512: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
+    run "${red[@]}" -- "$STAT" -n 8 -r conditioning conditioned-blocks \
+        rdrand-words seed-bytes rdrand-failures
+    check "real, reduce512: conditioning = reduce512" line_is 1 reduce512
+    # Seeds of 32 and 48 bytes: whole blocks, one per 16 bytes delivered.
+    check "real, reduce512: conditioned-blocks = seed-bytes / 16" \
+        test "$(sed -n 2p "$OUT/stdout")" -eq $(($(sed -n 4p "$OUT/stdout") / 16))
+    # 1024 words a block, the self-test's 64 and the key's 2 at load, and
+    # one APT reference per 511 words on the way: nothing else drawn.
+    words_ok() {
+        local blocks words refs
+        blocks=$(sed -n 2p "$OUT/stdout") words=$(sed -n 3p "$OUT/stdout")
+        refs=$((words - 66 - 1024 * blocks))
+        echo "reduce512: $blocks blocks, $words words, $refs references"
+        [ "$blocks" -ge 2 ] && [ "$refs" -ge 1 ] &&
+            [ "$refs" -le $(((1024 * blocks + 66) / 511 + 1)) ]
+    }
+    check "real, reduce512: rdrand-words = 1024 per block + load + references" \
+        words_ok
+    check "real, reduce512: no RDRAND failures" line_is 5 0
+else
+    run "${red[@]}" -- "$OPENSSL_BIN" rand -hex 32
+    check "real, reduce512 without AES-NI: openssl rand fails" exited_fail
+    check "real, reduce512 without AES-NI: says so" stderr_has 'AES-NI'
+fi
+
 # --- openssl speed rand ---
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
     "$OPENSSL_BIN" speed -seconds 1 rand

@@ -2,9 +2,10 @@
 /*
  * libFuzzer: the simulated CPU's grammar (tests/sim/sim.h).  First byte
  * even: the rest is an RDRAND_SIM spec (without words=, which could name
- * any file).  Odd: the rest is a words file, and the parser's verdict is
- * compared with an independent reading of the grammar: the two must agree
- * on every input, and an accepted file replays exactly its words.
+ * any file); an accepted one runs the CPU it names (aesni=).  Odd: the
+ * rest is a words file, and the parser's verdict is compared with an
+ * independent reading of the grammar: the two must agree on every input,
+ * and an accepted file replays exactly its words.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -107,7 +108,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (strstr(spec, "words") == NULL) {
             if (rdrand_sim_configure(spec, err, sizeof(err))) {
+                struct rdrand_cpuid leaf1;
+
                 if (rdrand_sim_executions() != 0)
+                    abort();
+                /* AES-NI as aesni= said, present unless absent. */
+                if (!rdrand_hw_cpuid(1, 0, &leaf1)
+                    || (leaf1.ecx >> 25 & 1)
+                           != (strstr(spec, "aesni=absent") == NULL))
                     abort();
             } else {
                 uint64_t w = 0;

@@ -66,6 +66,14 @@ static const struct {
     {"on_coco_failure", "refusee", 0, "use refuse | fail-closed | abort"},
     {"on_coco_failure", "ignore", 0, "use refuse | fail-closed | abort"},
     {"on_coco_failure", "fail_closed", 0, "use refuse | fail-closed | abort"},
+    {"conditioning", "none", 1, NULL},
+    {"conditioning", "reduce512", 1, NULL},
+    {"conditioning", "Reduce512", 0, "(values are case-sensitive)"},
+    {"conditioning", "NONE", 0, "(values are case-sensitive)"},
+    {"conditioning", "reduce", 0, "use none | reduce512"},
+    {"conditioning", "reduce512 ", 0, "use none | reduce512"},
+    {"conditioning", "cbc-mac", 0, "use none | reduce512"},
+    {"conditioning", "", 0, "use none | reduce512"},
     /* What the core hands over for "WARN = bogus" and for a value that
      * names a section ("on_coco_failure = default_sect"). */
     {"WARN", "bogus", 0, "(keys are case-sensitive); write warn"},
@@ -73,6 +81,10 @@ static const struct {
     {"on_coco_failure.activate", "1", 0,
      "on_coco_failure is a section name, not a value"},
     {"coco.seed", "RDRAND", 0, "coco is a section name, not a value"},
+    {"CONDITIONING", "reduce512", 0,
+     "(keys are case-sensitive); write conditioning"},
+    {"conditioning.default", "1", 0,
+     "conditioning is a section name, not a value"},
 };
 
 #define RAND_FN(type, id)                                                      \

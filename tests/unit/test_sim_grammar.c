@@ -115,6 +115,33 @@ static void test_items(void **state)
     refused("rdrand=maybe", "not understood");
     refused("speed=fast", "not understood");
     refused("coco=martian", "want one of");
+    accepted("aesni=absent,rdrand=present");
+    refused("aesni=absent,aesni=present", "\"aesni\" given twice");
+    refused("aesni=no", "not understood");
+    refused("aesni=Absent", "not understood");
+    refused("aesni=", "not understood");
+}
+
+/* CPUID leaf 1 ECX bit 25 says what aesni= says, default present. */
+static void test_aesni(void **state)
+{
+    struct rdrand_cpuid leaf1;
+
+    (void)state;
+    accepted("");
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+    assert_int_equal(leaf1.ecx >> 25 & 1, 1);
+    accepted("aesni=absent");
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+    assert_int_equal(leaf1.ecx >> 25 & 1, 0);
+    assert_int_equal(leaf1.ecx >> 30 & 1, 1); /* RDRAND untouched */
+    accepted("aesni=absent,coco=tdx");
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+    assert_int_equal(leaf1.ecx >> 25 & 1, 0);
+    accepted("aesni=present,rdrand=absent");
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+    assert_int_equal(leaf1.ecx >> 25 & 1, 1);
+    assert_int_equal(leaf1.ecx >> 30 & 1, 0);
 }
 
 static void test_words(void **state)
@@ -207,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_value),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_items),
+        cmocka_unit_test(test_aesni),
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_refusal_keeps_cpu),
     };

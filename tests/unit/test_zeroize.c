@@ -7,7 +7,8 @@
  * then fall through to CRYPTO_malloc/CRYPTO_free, so the hooks see the
  * provider's secure allocations too.  Then: the provider's live memory
  * holds no delivered word, the stack holds no run of
- * self-test or CoCo words after init, and the CoCo scratch is wiped.
+ * self-test or CoCo words after init, and the CoCo scratch is wiped; in
+ * conditioning = reduce512, the key and the raw words leave no trace.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -449,6 +450,64 @@ static void test_stack_after_init(void **state)
         prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
 }
 
+/*
+ * conditioning = reduce512: the key drawn at load (two words, side by
+ * side) and the chunks of raw words MACed per block leave no run on the
+ * stack, after a good request and after one failing half-way (out wiped
+ * then, the first block's bytes too); the expanded key goes with the
+ * provider context, freed wiped.
+ */
+static void test_conditioning_buffers(void **state)
+{
+    static const char *const config[] = {"conditioning", "reduce512", "warn",
+                                         "none", NULL};
+    static const unsigned char zero[48];
+    uint64_t before = checked_frees;
+    const OSSL_DISPATCH *prov;
+    void *provctx, *ctx;
+    unsigned char out[48];
+    char spec[96];
+
+    (void)state;
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("aes"))
+        skip(); /* the AES-NI code runs on the real CPU */
+    wipe_dead_stack();
+    assert_int_equal(fake_provider_init(words_spec, config, &provctx, &prov),
+                     1);
+    assert_int_equal(rdrand_sim_executions(), RDRAND_SELFTEST_WORDS + 2);
+    assert_true(((struct rdrand_prov *)provctx)->cond_key.ready);
+    assert_false(stack_holds_buffer());
+    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 256, 0, NULL, 0, NULL),
+                     1);
+    wipe_dead_stack();
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         ctx, out, sizeof(out), 256, 0, NULL, 0),
+                     1);
+    assert_false(holds_word(out, sizeof(out))); /* blocks, not words */
+    assert_false(stack_holds_buffer());
+    /* CF=0 in the second block: the first block's bytes wiped too. */
+    snprintf(spec, sizeof(spec), "%s,fail-at=1500", words_spec);
+    sim_or_fail(spec);
+    wipe_dead_stack();
+    memset(out, 0xa5, sizeof(out));
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         ctx, out, sizeof(out), 256, 0, NULL, 0),
+                     0);
+    assert_int_equal(rdrand_sim_executions(), 1500);
+    assert_memory_equal(out, zero, sizeof(out));
+    assert_false(stack_holds_buffer());
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+    /* The RAND context and the provider context (the key), wiped. */
+    assert_all_freed_clean(before, 2);
+    assert_int_equal(nlive, 0);
+}
+
 /* The CoCo scratch is wiped after a good draw and after a failed one. */
 static void test_coco_scratch(void **state)
 {
@@ -480,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_context_scan),
         cmocka_unit_test(test_stack_after_init),
         cmocka_unit_test(test_coco_scratch),
+        cmocka_unit_test(test_conditioning_buffers),
     };
 
     /* Before libcrypto's first allocation, or the call fails. */
