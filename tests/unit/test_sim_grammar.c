@@ -125,23 +125,24 @@ static void test_items(void **state)
 /* CPUID leaf 1 ECX bit 25 says what aesni= says, default present. */
 static void test_aesni(void **state)
 {
+    static const struct {
+        const char *spec;
+        unsigned int aesni, rdrand;
+    } cpus[] = {
+        {"", 1, 1},
+        {"aesni=absent", 0, 1},
+        {"aesni=absent,coco=tdx", 0, 1},
+        {"aesni=present,rdrand=absent", 1, 0},
+    };
     struct rdrand_cpuid leaf1;
 
     (void)state;
-    accepted("");
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
-    assert_int_equal(leaf1.ecx >> 25 & 1, 1);
-    accepted("aesni=absent");
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
-    assert_int_equal(leaf1.ecx >> 25 & 1, 0);
-    assert_int_equal(leaf1.ecx >> 30 & 1, 1); /* RDRAND untouched */
-    accepted("aesni=absent,coco=tdx");
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
-    assert_int_equal(leaf1.ecx >> 25 & 1, 0);
-    accepted("aesni=present,rdrand=absent");
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
-    assert_int_equal(leaf1.ecx >> 25 & 1, 1);
-    assert_int_equal(leaf1.ecx >> 30 & 1, 0);
+    for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+        accepted(cpus[i].spec);
+        assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+        assert_int_equal(leaf1.ecx >> 25 & 1, cpus[i].aesni);
+        assert_int_equal(leaf1.ecx >> 30 & 1, cpus[i].rdrand);
+    }
 }
 
 static void test_words(void **state)
