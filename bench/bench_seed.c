@@ -38,6 +38,11 @@
  *             or SEED-SRC: one get_seed per call plus the chain's reseeds;
  *             and pr=0: no seed drawn
  *
+ *   reduce512: get_seed 48 B on a second instance whose core answers
+ *             conditioning = reduce512, and a CTR-DRBG pr=1 over an
+ *             RDRAND parent in a library context whose builtin provider
+ *             is in that mode (docs/conditioning.md)
+ *
  *   CoCo seed check: what OSSL_provider_init does in a CoCo guest or
  *             with coco = require (rdrand_coco_seed_check: 256 bits drawn
  *             and health-tested); CoCo detection: the signal probes every
@@ -144,14 +149,27 @@ static void bench_health_draw(const struct variant *v, size_t ops)
 
 /* A provider on a core that answers no config key and takes no errors. */
 static void *bench_provctx, *bench_ctx;
+static void *bench_r512_provctx, *bench_r512_ctx;
 static const OSSL_DISPATCH *bench_prov_out;
 static OSSL_FUNC_rand_get_seed_fn *bench_get_seed;
 static OSSL_FUNC_rand_clear_seed_fn *bench_clear_seed;
 
+/* The handle of the instance in conditioning = reduce512 (see below). */
+static int bench_r512_handle;
+
+/* Answer conditioning = reduce512, as a config section would. */
+static int bench_answer_reduce512(OSSL_PARAM params[])
+{
+    OSSL_PARAM *p = OSSL_PARAM_locate(params, "conditioning");
+
+    return p == NULL || OSSL_PARAM_set_utf8_ptr(p, "reduce512");
+}
+
 static int bench_core_get_params(const OSSL_CORE_HANDLE *handle,
                                  OSSL_PARAM params[])
 {
-    (void)handle, (void)params;
+    if (handle == (const OSSL_CORE_HANDLE *)&bench_r512_handle)
+        return bench_answer_reduce512(params);
     return 1;
 }
 
@@ -168,25 +186,33 @@ static void (*bench_fn_of(const OSSL_DISPATCH *d, int id))(void)
     exit(1);
 }
 
+/* A provider instance and an instantiated RDRAND context on it. */
+static int bench_instance_up(const OSSL_CORE_HANDLE *handle, void **provctx,
+                             void **ctx)
+{
+    OSSL_FUNC_rand_newctx_fn *newctx = (OSSL_FUNC_rand_newctx_fn *)bench_fn_of(
+        rdrand_rand_functions, OSSL_FUNC_RAND_NEWCTX);
+    OSSL_FUNC_rand_instantiate_fn *instantiate =
+        (OSSL_FUNC_rand_instantiate_fn *)bench_fn_of(
+            rdrand_rand_functions, OSSL_FUNC_RAND_INSTANTIATE);
+
+    return OSSL_provider_init(handle, bench_core, &bench_prov_out, provctx)
+           && (*ctx = newctx(*provctx, NULL, NULL)) != NULL
+           && instantiate(*ctx, 0, 0, NULL, 0, NULL);
+}
+
 static int bench_provider_up(void)
 {
     static int handle;
-    OSSL_FUNC_rand_newctx_fn *newctx;
-    OSSL_FUNC_rand_instantiate_fn *instantiate;
 
-    if (!OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle, bench_core,
-                            &bench_prov_out, &bench_provctx))
-        return 0;
-    newctx = (OSSL_FUNC_rand_newctx_fn *)bench_fn_of(rdrand_rand_functions,
-                                                     OSSL_FUNC_RAND_NEWCTX);
-    instantiate = (OSSL_FUNC_rand_instantiate_fn *)bench_fn_of(
-        rdrand_rand_functions, OSSL_FUNC_RAND_INSTANTIATE);
     bench_get_seed = (OSSL_FUNC_rand_get_seed_fn *)bench_fn_of(
         rdrand_rand_functions, OSSL_FUNC_RAND_GET_SEED);
     bench_clear_seed = (OSSL_FUNC_rand_clear_seed_fn *)bench_fn_of(
         rdrand_rand_functions, OSSL_FUNC_RAND_CLEAR_SEED);
-    return (bench_ctx = newctx(bench_provctx, NULL, NULL)) != NULL
-           && instantiate(bench_ctx, 0, 0, NULL, 0, NULL);
+    return bench_instance_up((const OSSL_CORE_HANDLE *)&handle, &bench_provctx,
+                             &bench_ctx)
+           && bench_instance_up((const OSSL_CORE_HANDLE *)&bench_r512_handle,
+                                &bench_r512_provctx, &bench_r512_ctx);
 }
 
 static void bench_provider_down(void)
@@ -194,17 +220,21 @@ static void bench_provider_down(void)
     OSSL_FUNC_rand_freectx_fn *freectx =
         (OSSL_FUNC_rand_freectx_fn *)bench_fn_of(rdrand_rand_functions,
                                                  OSSL_FUNC_RAND_FREECTX);
+    OSSL_FUNC_provider_teardown_fn *teardown =
+        (OSSL_FUNC_provider_teardown_fn *)bench_fn_of(
+            bench_prov_out, OSSL_FUNC_PROVIDER_TEARDOWN);
 
     freectx(bench_ctx);
-    ((OSSL_FUNC_provider_teardown_fn *)bench_fn_of(
-        bench_prov_out, OSSL_FUNC_PROVIDER_TEARDOWN))(bench_provctx);
+    teardown(bench_provctx);
+    freectx(bench_r512_ctx);
+    teardown(bench_r512_provctx);
 }
 
-static void bench_get_seed_path(const struct variant *v, size_t ops)
+static void bench_seed_on(void *ctx, const struct variant *v, size_t ops)
 {
     for (size_t i = 0; i < ops; i++) {
         unsigned char *seed;
-        size_t n = bench_get_seed(bench_ctx, &seed, (int)v->bytes * 8, v->bytes,
+        size_t n = bench_get_seed(ctx, &seed, (int)v->bytes * 8, v->bytes,
                                   v->bytes, 0, NULL, 0);
 
         if (n != v->bytes) {
@@ -212,8 +242,19 @@ static void bench_get_seed_path(const struct variant *v, size_t ops)
             continue;
         }
         bench_sink ^= seed[i % n];
-        bench_clear_seed(bench_ctx, seed, n);
+        bench_clear_seed(ctx, seed, n);
     }
+}
+
+static void bench_get_seed_path(const struct variant *v, size_t ops)
+{
+    bench_seed_on(bench_ctx, v, ops);
+}
+
+/* The same on the instance in conditioning = reduce512. */
+static void bench_get_seed_r512(const struct variant *v, size_t ops)
+{
+    bench_seed_on(bench_r512_ctx, v, ops);
 }
 
 /*
@@ -246,9 +287,46 @@ static void bench_coco_detect(const struct variant *v, size_t ops)
     }
 }
 
-/* Library contexts: seeded from RDRAND, and from SEED-SRC. */
-static OSSL_LIB_CTX *bench_lib_rdrand, *bench_lib_seed_src;
-static OSSL_PROVIDER *bench_loaded[3];
+/*
+ * The builtin provider in conditioning = reduce512: its init sees the
+ * core's get_params answer conditioning = reduce512, as from a config
+ * section, whatever the library context's configuration says.
+ */
+static OSSL_FUNC_core_get_params_fn *bench_real_get_params;
+static OSSL_DISPATCH bench_r512_in[128];
+static OSSL_provider_init_fn bench_r512_init;
+
+static int bench_r512_get_params(const OSSL_CORE_HANDLE *handle,
+                                 OSSL_PARAM params[])
+{
+    return bench_real_get_params(handle, params)
+           && bench_answer_reduce512(params);
+}
+
+static int bench_r512_init(const OSSL_CORE_HANDLE *handle,
+                           const OSSL_DISPATCH *in, const OSSL_DISPATCH **out,
+                           void **provctx)
+{
+    size_t n = 0;
+
+    for (; in[n].function_id != 0 && n + 1 < 128; n++) {
+        bench_r512_in[n] = in[n];
+        if (in[n].function_id == OSSL_FUNC_CORE_GET_PARAMS) {
+            bench_real_get_params = OSSL_FUNC_core_get_params(&in[n]);
+            bench_r512_in[n].function = (void (*)(void))bench_r512_get_params;
+        }
+    }
+    bench_r512_in[n] = (OSSL_DISPATCH){0, NULL};
+    return bench_real_get_params != NULL
+           && OSSL_provider_init(handle, bench_r512_in, out, provctx);
+}
+
+/*
+ * Library contexts: seeded from RDRAND (rdrand 1), from RDRAND in
+ * conditioning = reduce512 (rdrand 2), and from SEED-SRC (rdrand 0).
+ */
+static OSSL_LIB_CTX *bench_lib_rdrand, *bench_lib_seed_src, *bench_lib_r512;
+static OSSL_PROVIDER *bench_loaded[5];
 
 static OSSL_LIB_CTX *bench_libctx(int rdrand)
 {
@@ -259,14 +337,17 @@ static OSSL_LIB_CTX *bench_libctx(int rdrand)
         return NULL;
     if (rdrand
         && (!OSSL_PROVIDER_add_builtin(libctx, RDRAND_PROVIDER_NAME,
-                                       OSSL_provider_init)
-            || (bench_loaded[0] =
+                                       rdrand == 2 ? bench_r512_init
+                                                   : OSSL_provider_init)
+            || (bench_loaded[rdrand == 2 ? 3 : 0] =
                     OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME))
                    == NULL
             || !RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
                                           RDRAND_PROPERTY_QUERY)))
         return NULL;
-    if ((bench_loaded[rdrand ? 1 : 2] = OSSL_PROVIDER_load(libctx, "default"))
+    if ((bench_loaded[rdrand == 2 ? 4
+                      : rdrand    ? 1
+                                  : 2] = OSSL_PROVIDER_load(libctx, "default"))
             == NULL
         || RAND_bytes_ex(libctx, b, sizeof(b), 0) != 1)
         return NULL;
@@ -279,7 +360,8 @@ static OSSL_LIB_CTX *bench_libctx(int rdrand)
  * DRBG's parent must be lockable).
  */
 static EVP_RAND_CTX *bench_gen_rdrand, *bench_gen_seed_src;
-static EVP_RAND_CTX *bench_parent[2], *bench_pr_rdrand, *bench_pr_seed_src;
+static EVP_RAND_CTX *bench_parent[3], *bench_pr_rdrand, *bench_pr_seed_src;
+static EVP_RAND_CTX *bench_pr_r512; /* over RDRAND, reduce512 */
 /* The public DRBGs of the two library contexts (this thread's). */
 static EVP_RAND_CTX *bench_pub_rdrand, *bench_pub_seed_src;
 
@@ -334,6 +416,13 @@ static int bench_contexts_up(void)
            && (bench_pr_seed_src = bench_rand_ctx(
                    bench_lib_seed_src, "CTR-DRBG", NULL, bench_parent[1]))
                   != NULL
+           && (bench_parent[2] =
+                   bench_locked_ctx(bench_lib_r512, RDRAND_ALGORITHM_NAME,
+                                    RDRAND_PROPERTY_QUERY))
+                  != NULL
+           && (bench_pr_r512 = bench_rand_ctx(bench_lib_r512, "CTR-DRBG", NULL,
+                                              bench_parent[2]))
+                  != NULL
            && (bench_pub_rdrand = RAND_get0_public(bench_lib_rdrand)) != NULL
            && (bench_pub_seed_src = RAND_get0_public(bench_lib_seed_src))
                   != NULL;
@@ -343,8 +432,9 @@ static void bench_contexts_down(void)
 {
     EVP_RAND_CTX_free(bench_pr_rdrand);
     EVP_RAND_CTX_free(bench_pr_seed_src);
-    EVP_RAND_CTX_free(bench_parent[0]);
-    EVP_RAND_CTX_free(bench_parent[1]);
+    EVP_RAND_CTX_free(bench_pr_r512);
+    for (int i = 0; i < 3; i++)
+        EVP_RAND_CTX_free(bench_parent[i]);
     EVP_RAND_CTX_free(bench_gen_rdrand);
     EVP_RAND_CTX_free(bench_gen_seed_src);
 }
@@ -532,11 +622,13 @@ enum {
     HEALTH4096,
     SEED32,
     SEED48,
+    SEED48_R512,
     GEN48,
     GEN4096,
     GEN48_SEED_SRC,
     PR_DRBG,
     PR_DRBG_SEED_SRC,
+    PR_DRBG_R512,
     EVP_PR,
     EVP_PR_SEED_SRC,
     EVP_NO_PR,
@@ -574,6 +666,8 @@ static struct variant variants[NVARIANTS] = {
     [HEALTH4096] = BENCH_VARIANT(HEALTH, 4096, bench_health_draw),
     [SEED32] = BENCH_VARIANT(SEED, 32, bench_get_seed_path),
     [SEED48] = BENCH_VARIANT(SEED, 48, bench_get_seed_path),
+    [SEED48_R512] = BENCH_VARIANT("get_seed+clear_seed, reduce512", 48,
+                                  bench_get_seed_r512),
     [GEN48] =
         BENCH_EVP("EVP_RAND_generate, RDRAND ctx", 48, bench_gen_rdrand, 0),
     [GEN4096] =
@@ -583,6 +677,8 @@ static struct variant variants[NVARIANTS] = {
     [PR_DRBG] = BENCH_EVP("CTR-DRBG pr=1 over RDRAND", 32, bench_pr_rdrand, 1),
     [PR_DRBG_SEED_SRC] =
         BENCH_EVP("CTR-DRBG pr=1 over SEED-SRC", 32, bench_pr_seed_src, 1),
+    [PR_DRBG_R512] =
+        BENCH_EVP("CTR-DRBG pr=1 over RDRAND reduce512", 32, bench_pr_r512, 1),
     [EVP_PR] = BENCH_EVP("public DRBG pr=1, RDRAND", 32, bench_pub_rdrand, 1),
     [EVP_PR_SEED_SRC] =
         BENCH_EVP("public DRBG pr=1, SEED-SRC", 32, bench_pub_seed_src, 1),
@@ -605,7 +701,7 @@ struct bench_figure {
     double value;
 };
 
-static struct bench_figure bench_figures[16];
+static struct bench_figure bench_figures[24];
 static int bench_nfigures;
 
 static void bench_figure(const char *name, double value, const char *unit,
@@ -636,6 +732,13 @@ static const struct {
      "rdrand_draw 4 KiB, health vs none"},
     {"pr_drbg_vs_seed_src", PR_DRBG_SEED_SRC, PR_DRBG, "x faster", ">= 1.35",
      "CTR-DRBG pr=1 32 B, over RDRAND vs SEED-SRC"},
+    /* docs/conditioning.md: what each mode costs against SEED-SRC. */
+    {"seed_48_none_vs_seed_src", SEED48, GEN48_SEED_SRC, "x time", "-",
+     "48 B seed, conditioning none vs SEED-SRC"},
+    {"seed_48_reduce512_vs_seed_src", SEED48_R512, GEN48_SEED_SRC, "x time",
+     "-", "48 B seed, conditioning reduce512 vs SEED-SRC"},
+    {"pr_drbg_reduce512_vs_seed_src", PR_DRBG_R512, PR_DRBG_SEED_SRC, "x time",
+     "-", "CTR-DRBG pr=1 32 B, over reduce512 vs SEED-SRC"},
 };
 
 static double bench_best_ratio(int num, int den)
@@ -668,6 +771,17 @@ static int bench_has_rdrand(void)
 
     return rdrand_hw_cpuid(0, 0, &leaf0) && leaf0.eax >= 1
            && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> 30 & 1);
+}
+
+/* The reduce512 library context really runs that mode. */
+static int bench_r512_checked(void)
+{
+    const char *mode = NULL;
+    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, &mode, 0),
+                      OSSL_PARAM_END};
+
+    return OSSL_PROVIDER_get_params(bench_loaded[3], p) && mode != NULL
+           && strcmp(mode, "reduce512") == 0;
 }
 
 static uint64_t bench_seed_requests(void)
@@ -729,6 +843,7 @@ int main(int argc, char **argv)
     rdrand_health_init(&bench_health);
     if (!bench_provider_up() || (bench_lib_rdrand = bench_libctx(1)) == NULL
         || (bench_lib_seed_src = bench_libctx(0)) == NULL
+        || (bench_lib_r512 = bench_libctx(2)) == NULL || !bench_r512_checked()
         || !bench_contexts_up()
         || (threads[0].ctx =
                 bench_rand_ctx(bench_lib_rdrand, RDRAND_ALGORITHM_NAME,
@@ -846,6 +961,8 @@ int main(int argc, char **argv)
     printf("seed requests during the CTR-DRBG pr=1 over RDRAND batches: "
            "%" PRIu64 " for %" PRIu64 " calls\n",
            drbg_requests, drbg_ops);
+    printf("conditioned blocks (reduce512 rows) in this run: %" PRIu64 "\n",
+           rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS));
     printf("requests/s, best batch: raw 48 B 1 thread %.0f, 2 threads %.0f; "
            "generate 48 B 1 thread %.0f, 2 threads %.0f\n",
            rate[0][reps - 1], rate[1][reps - 1], rate[2][reps - 1],
@@ -856,6 +973,10 @@ int main(int argc, char **argv)
                      bench_best_ratio(bench_ratios[i].num, bench_ratios[i].den),
                      bench_ratios[i].unit, bench_ratios[i].target,
                      bench_ratios[i].what);
+    bench_figure("seed_48_none_us", variants[SEED48].best / 1e3, "us", "-",
+                 "48 B seed, conditioning none");
+    bench_figure("seed_48_reduce512_us", variants[SEED48_R512].best / 1e3, "us",
+                 "-", "48 B seed, conditioning reduce512");
     bench_figure("threads2_scaling_vs_raw", scaling, "x raw's gain", ">= 1.0",
                  "2 vs 1 thread, generate 48 B, over raw's");
     bench_figure("coco_check_us", variants[COCO_SEED_CHECK].best / 1e3, "us",
@@ -885,8 +1006,9 @@ out:
     EVP_RAND_CTX_free(threads[0].ctx);
     EVP_RAND_CTX_free(threads[1].ctx);
     bench_contexts_down();
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         OSSL_PROVIDER_unload(bench_loaded[i]);
+    OSSL_LIB_CTX_free(bench_lib_r512);
     OSSL_LIB_CTX_free(bench_lib_rdrand);
     OSSL_LIB_CTX_free(bench_lib_seed_src);
     if (bench_failures != 0) {

@@ -40,8 +40,7 @@ int rdrand_cond_aesni(void)
  * with SubWord(RotWord(last word)) ^ Rcon, which aeskeygenassist leaves
  * in its top word.
  */
-RDRAND_AESNI static inline __m128i rdrand_aes_step(__m128i prev,
-                                                   __m128i assist)
+RDRAND_AESNI static inline __m128i rdrand_aes_step(__m128i prev, __m128i assist)
 {
     prev = _mm_xor_si128(prev, _mm_slli_si128(prev, 4));
     prev = _mm_xor_si128(prev, _mm_slli_si128(prev, 8));
@@ -89,10 +88,10 @@ RDRAND_AESNI void rdrand_cond_mac(const struct rdrand_cond_key *k,
 
     for (size_t at = 0; at + RDRAND_COND_BLOCK <= len;
          at += RDRAND_COND_BLOCK) {
-        m = _mm_xor_si128(m,
-                          _mm_loadu_si128((const __m128i *)(const void *)(in + at)));
-        m = _mm_xor_si128(m, _mm_load_si128((const __m128i *)(const void *)
-                                                k->round[0]));
+        m = _mm_xor_si128(
+            m, _mm_loadu_si128((const __m128i *)(const void *)(in + at)));
+        m = _mm_xor_si128(
+            m, _mm_load_si128((const __m128i *)(const void *)k->round[0]));
         for (int r = 1; r < 10; r++)
             m = _mm_aesenc_si128(
                 m, _mm_load_si128((const __m128i *)(const void *)k->round[r]));

@@ -133,9 +133,8 @@ int rdrand_config_refuses(const struct rdrand_prov *prov, const char *request,
         return 0;
     if (prov->config.reason != RDRAND_R_BAD_CONFIG
         && prov->config.reason != RDRAND_R_CONFIG_UNREADABLE)
-        RDRAND_RAISE(prov, prov->config.reason,
-                     "%s of %zu bytes refused: %s", request, len,
-                     prov->config.error); /* it says what to do */
+        RDRAND_RAISE(prov, prov->config.reason, "%s of %zu bytes refused: %s",
+                     request, len, prov->config.error); /* it says what to do */
     else
         RDRAND_RAISE(prov, prov->config.reason,
                      "%s of %zu bytes refused: %s; fix this provider's "

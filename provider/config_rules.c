@@ -122,8 +122,8 @@ int rdrand_config_parse(enum rdrand_config_key key, const char *value,
         return rdrand_parse_choice(key, value, rdrand_on_coco_failure_choices,
                                    out, why, why_len);
     case RDRAND_KEY_CONDITIONING:
-        return rdrand_parse_choice(key, value, rdrand_conditioning_choices,
-                                   out, why, why_len);
+        return rdrand_parse_choice(key, value, rdrand_conditioning_choices, out,
+                                   why, why_len);
     case RDRAND_KEY_COUNT:
         break;
     }

@@ -44,6 +44,7 @@ if grep -m1 '^flags' /proc/cpuinfo | grep -qw aes; then
         test "$(sed -n 2p "$OUT/stdout")" -eq $(($(sed -n 4p "$OUT/stdout") / 16))
     # 1024 words a block, the self-test's 64 and the key's 2 at load, and
     # one APT reference per 511 words on the way: nothing else drawn.
+    # shellcheck disable=SC2317 # called through check
     words_ok() {
         local blocks words refs
         blocks=$(sed -n 2p "$OUT/stdout") words=$(sed -n 3p "$OUT/stdout")

@@ -26,7 +26,7 @@ struct sim_word {
 
 struct sim_cpu {
     int rdrand_present;
-    int aesni_present; /* CPUID leaf 1 ECX bit 25 */
+    int aesni_present;  /* CPUID leaf 1 ECX bit 25 */
     uint64_t fail_at;   /* 0: never */
     uint64_t fail_from; /* 0: never */
     int have_value;

@@ -130,8 +130,8 @@ static void test_mac_matches_evp(void **state)
     if (!real_aesni())
         skip();
     for (uint64_t round = 0; round < 64; round++) {
-        uint64_t w[RDRAND_COND_WORDS], kw[2] = {mix(round * 7 + 1000000),
-                                               mix(round * 7 + 2000000)};
+        uint64_t w[RDRAND_COND_WORDS],
+            kw[2] = {mix(round * 7 + 1000000), mix(round * 7 + 2000000)};
 
         for (size_t i = 0; i < RDRAND_COND_WORDS; i++)
             w[i] = mix(round * RDRAND_COND_WORDS + i);

@@ -232,12 +232,9 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_value),
-        cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_items),
-        cmocka_unit_test(test_aesni),
-        cmocka_unit_test(test_words),
-        cmocka_unit_test(test_refusal_keeps_cpu),
+        cmocka_unit_test(test_value), cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_items), cmocka_unit_test(test_aesni),
+        cmocka_unit_test(test_words), cmocka_unit_test(test_refusal_keeps_cpu),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
