@@ -137,6 +137,16 @@ int rdrand_cond_fill(const struct rdrand_cond_key *k, struct rdrand_health *h,
             blocks++;
         }
     }
+    /*
+     * Unoptimised builds (Debug, the sanitizers) keep the intrinsics'
+     * temporaries in rdrand_cond_mac's frame, the last raw sample among
+     * them (optimised ones keep them in registers): one more call from
+     * here, on zeros, lays the same frame over it.
+     */
+    memset(mac, 0, sizeof(mac));
+    memset(chunk, 0, RDRAND_COND_BLOCK);
+    if (k->ready)
+        rdrand_cond_mac(k, mac, chunk, RDRAND_COND_BLOCK);
     OPENSSL_cleanse(chunk, sizeof(chunk));
     OPENSSL_cleanse(mac, sizeof(mac));
     if (reason != RDRAND_R_OK) {

@@ -197,6 +197,9 @@ static int holds_word(const volatile unsigned char *p, size_t n)
     return 0;
 }
 
+/* A run the scan ignores: one starting at this word, or none (-1). */
+static int scan_except = -1;
+
 /*
  * Two consecutive known words side by side in the dead stack below this
  * frame: the trace of an undrained buffer (the self-test's words, the
@@ -211,7 +214,8 @@ stack_holds_buffer(void)
     for (size_t off = 16; off <= 48 * 1024; off++) {
         int i = word_index(load64(sp - off));
 
-        if (i >= 0 && i + 1 < NWORDS && load64(sp - off + 8) == words[i + 1])
+        if (i >= 0 && i != scan_except && i + 1 < NWORDS
+            && load64(sp - off + 8) == words[i + 1])
             return 1;
     }
     return 0;
@@ -488,6 +492,12 @@ static void test_conditioning_buffers(void **state)
                          ctx, out, sizeof(out), 256, 0, NULL, 0),
                      1);
     assert_false(holds_word(out, sizeof(out))); /* blocks, not words */
+    /*
+     * The first round key is the key itself (words 64 and 65), which an
+     * unoptimised build leaves in the AES code's dead frame: not secret
+     * (docs/conditioning.md).  No run of the raw words may be there.
+     */
+    scan_except = RDRAND_SELFTEST_WORDS;
     assert_false(stack_holds_buffer());
     /* CF=0 in the second block: the first block's bytes wiped too. */
     snprintf(spec, sizeof(spec), "%s,fail-at=1500", words_spec);
@@ -500,6 +510,7 @@ static void test_conditioning_buffers(void **state)
     assert_int_equal(rdrand_sim_executions(), 1500);
     assert_memory_equal(out, zero, sizeof(out));
     assert_false(stack_holds_buffer());
+    scan_except = -1;
     RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
     ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
         prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
