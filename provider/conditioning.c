@@ -168,9 +168,10 @@ static void rdrand_cond_refuse(struct rdrand_prov *prov, int reason,
 /*
  * The key is drawn from RDRAND itself, per instance, and never leaves
  * the process: a CBC-MAC used as a conditioning function needs no secret
- * key (SP 800-90B 3.1.5.1.1 allows any key, even a fixed one), only one
- * chosen independently of the samples it conditions, which the CPU
- * cannot know in advance.  docs/conditioning.md argues it.
+ * key (SP 800-90B 3.1.5.1.1 lists it among the vetted functions, whose
+ * entropy accounting does not rest on the key's secrecy), only one
+ * chosen before, and so independently of, the samples it conditions.
+ * docs/conditioning.md argues it.
  */
 void rdrand_cond_init(struct rdrand_prov *prov)
 {
