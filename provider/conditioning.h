@@ -17,7 +17,7 @@
 #define RDRAND_COND_BLOCK 16
 /* 128-bit samples per block, and the RDRAND64 words that make them. */
 #define RDRAND_COND_SAMPLES 512
-#define RDRAND_COND_WORDS (2 * RDRAND_COND_SAMPLES)
+#define RDRAND_COND_WORDS ((size_t)2 * RDRAND_COND_SAMPLES)
 /* Raw words drawn (and MACed, then wiped) at a time, on the stack. */
 #define RDRAND_COND_CHUNK_WORDS 64
 /* The key: AES-128, drawn from RDRAND at load. */
