@@ -23,7 +23,8 @@
 #define MAX_PAIRS 8
 
 static const char *const keys[] = {"warn", "coco", "coco_seed_bits",
-                                   "on_coco_failure"};
+                                   "on_coco_failure", "conditioning"};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -64,9 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (eq == NULL)
             continue;
         *eq = '\0';
-        /* "#k" names real key k (mod 4); anything else is taken as is. */
+        /* "#k" names real key k ('0' + k, mod NKEYS); else as is. */
         kv[2 * n] = line[0] == '#' && line[1] != '\0'
-                        ? keys[(unsigned char)line[1] % 4]
+                        ? keys[(unsigned char)(line[1] - '0') % NKEYS]
                         : line;
         kv[2 * n + 1] = eq + 1;
         n++;
@@ -92,7 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             || c->on_coco_failure > RDRAND_ON_COCO_FAILURE_ABORT
             || c->coco_seed_bits < RDRAND_COCO_SEED_BITS_MIN
             || c->coco_seed_bits > RDRAND_COCO_SEED_BITS_MAX
-            || c->coco_seed_bits % 64 != 0)
+            || c->coco_seed_bits % 64 != 0
+            || c->conditioning > RDRAND_CONDITIONING_REDUCE512)
             abort(); /* took something out of range */
         ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
             prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
