@@ -341,6 +341,15 @@ static void test_cf0_everywhere(void **state)
     }
 }
 
+static const char *pattern_file(const char *name, uint64_t (*fn)(size_t),
+                                size_t n);
+
+/* The key's second word repeats its first: a health test fails on it. */
+static uint64_t key_repeats(size_t i)
+{
+    return mix(i == RDRAND_SELFTEST_WORDS + 1 ? RDRAND_SELFTEST_WORDS : i);
+}
+
 /*
  * CF=0 on either word of the key at load: the instance loads latched
  * (status 0, health-state naming the key), draws nothing more, and every
@@ -378,6 +387,17 @@ static void test_key_draw_fails(void **state)
         assert_int_equal(rdrand_sim_executions(), 0);
         run_down(&r);
     }
+    /* A health test fails on the key's words: latched the same way. */
+    assert_int_equal(
+        run_up(&r, pattern_file("keyrep", key_repeats, 256), reduce512), 0);
+    assert_int_equal(rdrand_sim_executions(), RDRAND_SELFTEST_WORDS + 2);
+    assert_non_null(
+        strstr(fake_get_utf8(r.prov, r.provctx, RDRAND_PARAM_HEALTH_STATE),
+               rdrand_reason_text(RDRAND_R_REPEATED_WORD)));
+    fake_error_count = 0;
+    assert_int_equal(generate(&r, out, sizeof(out)), 0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_REPEATED_WORD);
+    run_down(&r);
     /* A self-test failed at load: no key is drawn from that CPU. */
     assert_int_equal(run_up(&r, "value=0123456789abcdef", reduce512), 0);
     assert_int_equal(rdrand_sim_executions(), RDRAND_SELFTEST_WORDS);
@@ -510,6 +530,8 @@ static int teardown(void **state)
     snprintf(path, sizeof(path), "%s.cycle", words_path);
     unlink(path);
     snprintf(path, sizeof(path), "%s.stuck", words_path);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s.keyrep", words_path);
     unlink(path);
     return unlink(words_path);
 }
