@@ -351,6 +351,37 @@ static uint64_t key_repeats(size_t i)
 }
 
 /*
+ * A CF=0 in a block latches the source as in none; the next request on a
+ * working CPU runs the self-test, clears the latch and is conditioned
+ * (the key is the one drawn at load).
+ */
+static void test_recovers(void **state)
+{
+    struct run r;
+    unsigned char out[32];
+    char spec[128];
+    uint64_t blocks0;
+
+    (void)state;
+    if (!real_aesni())
+        skip();
+    snprintf(spec, sizeof(spec), "%s,fail-at=%d", words_spec,
+             RDRAND_SELFTEST_WORDS + 500);
+    assert_int_equal(run_up(&r, spec, reduce512), 1);
+    assert_int_equal(generate(&r, out, sizeof(out)), 0);
+    assert_int_equal(fake_get_int(r.prov, r.provctx, "status"), 0);
+    sim_or_fail(""); /* another, working stream */
+    blocks0 = ctr(&r, RDRAND_PARAM_CONDITIONED_BLOCKS);
+    assert_int_equal(generate(&r, out, sizeof(out)), 1);
+    assert_int_equal(ctr(&r, RDRAND_PARAM_CONDITIONED_BLOCKS) - blocks0, 2);
+    assert_int_equal(fake_get_int(r.prov, r.provctx, "status"), 1);
+    /* The self-test's 64 words, then two blocks and their references. */
+    assert_true(rdrand_sim_executions()
+                > RDRAND_SELFTEST_WORDS + 2 * RDRAND_COND_WORDS);
+    run_down(&r);
+}
+
+/*
  * CF=0 on either word of the key at load: the instance loads latched
  * (status 0, health-state naming the key), draws nothing more, and every
  * request fails; a later working CPU does not clear it.
@@ -544,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_provider_kat),
         cmocka_unit_test(test_none_is_default),
         cmocka_unit_test(test_cf0_everywhere),
+        cmocka_unit_test(test_recovers),
         cmocka_unit_test(test_key_draw_fails),
         cmocka_unit_test(test_no_aesni),
         cmocka_unit_test(test_health_trips),
