@@ -9,6 +9,7 @@
  * health tests still trip; no AES-NI and a failed key draw latch the
  * instance.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -381,6 +382,49 @@ static void test_recovers(void **state)
     run_down(&r);
 }
 
+/* Each thread: its own context on the shared instance, three requests. */
+static void *generate_thrice(void *arg)
+{
+    struct run *r = arg;
+    void *ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(r->provctx, NULL, NULL);
+    unsigned char out[32];
+    intptr_t ok = ctx != NULL
+                  && RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                      ctx, 256, 0, NULL, 0, NULL);
+
+    for (int i = 0; ok && i < 3; i++)
+        ok = RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(ctx, out, sizeof(out),
+                                                        256, 0, NULL, 0);
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+    return (void *)ok;
+}
+
+/*
+ * Two threads conditioning at once under the one key of an instance
+ * (read-only after load), each through its own thread's health tests
+ * (TSan runs this): every block counted once.
+ */
+static void test_threads(void **state)
+{
+    struct run r;
+    pthread_t t[2];
+    void *ok[2];
+    uint64_t blocks0;
+
+    (void)state;
+    if (!real_aesni())
+        skip();
+    assert_int_equal(run_up(&r, "", reduce512), 1);
+    blocks0 = ctr(&r, RDRAND_PARAM_CONDITIONED_BLOCKS);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, generate_thrice, &r), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_join(t[i], &ok[i]), 0);
+    assert_true(ok[0] != NULL && ok[1] != NULL);
+    assert_int_equal(ctr(&r, RDRAND_PARAM_CONDITIONED_BLOCKS) - blocks0, 12);
+    run_down(&r);
+}
+
 /*
  * CF=0 on either word of the key at load: the instance loads latched
  * (status 0, health-state naming the key), draws nothing more, and every
@@ -576,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_none_is_default),
         cmocka_unit_test(test_cf0_everywhere),
         cmocka_unit_test(test_recovers),
+        cmocka_unit_test(test_threads),
         cmocka_unit_test(test_key_draw_fails),
         cmocka_unit_test(test_no_aesni),
         cmocka_unit_test(test_health_trips),
