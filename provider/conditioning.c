@@ -34,6 +34,33 @@ int rdrand_cond_aesni(void)
 }
 
 /*
+ * XMM registers are caller-saved and nobody clears them: after the AES
+ * code returns they would still hold round keys (the first is the key
+ * itself) and MAC states, and the dynamic linker's lazy-binding
+ * trampoline (xsave) or a signal frame copies them to the stack.  So the
+ * two functions that touch key material clear every XMM register before
+ * returning; the clobbers tell the compiler nothing lives there across it.
+ */
+#if defined(__x86_64__)
+#define RDRAND_CLEAR_XMM()                                                     \
+    __asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"          \
+                     "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"          \
+                     "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"          \
+                     "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"          \
+                     "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"          \
+                     "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"      \
+                     "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"      \
+                     "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"            \
+                     :                                                         \
+                     :                                                         \
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",         \
+                       "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",       \
+                       "xmm12", "xmm13", "xmm14", "xmm15")
+#else
+#define RDRAND_CLEAR_XMM() ((void)0)
+#endif
+
+/*
  * One step of the AES-128 key schedule (FIPS 197, 5.2): word i of the
  * new round key is word i of the previous one xored with every word
  * before it in the previous one (a prefix xor: two shifted xors), and
@@ -71,6 +98,7 @@ rdrand_cond_set_key(struct rdrand_cond_key *k,
     RDRAND_AES_ROUND(rk, 10, 0x36);
     for (int i = 0; i < 11; i++)
         _mm_store_si128((__m128i *)(void *)k->round[i], rk[i]);
+    RDRAND_CLEAR_XMM(); /* before the call: its lazy binding saves XMM */
     OPENSSL_cleanse(rk, sizeof(rk));
     k->ready = 1;
 }
@@ -99,6 +127,7 @@ RDRAND_AESNI void rdrand_cond_mac(const struct rdrand_cond_key *k,
             m, _mm_load_si128((const __m128i *)(const void *)k->round[10]));
     }
     _mm_storeu_si128((__m128i *)(void *)mac, m);
+    RDRAND_CLEAR_XMM();
 }
 
 /*
