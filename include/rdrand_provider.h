@@ -63,8 +63,19 @@
 #define RDRAND_PARAM_COCO_SEED_BITS "coco-seed-bits"
 
 /* Conditioning (docs/conditioning.md). */
-/* UTF8 pointer: the conditioning config value in force, none or reduce512. */
+/*
+ * UTF8 pointer: the conditioning config value, none or reduce512, or
+ * "refused" when that value itself was refused (the provider is then
+ * latched and every request fails).  A section refused for another key
+ * still reports the conditioning value written, if that value is valid.
+ */
 #define RDRAND_PARAM_CONDITIONING "conditioning"
+/*
+ * UTF8 pointer: the CPU vendor (CPUID leaf 0), e.g. "GenuineIntel" or
+ * "AuthenticAMD"; "" without CPUID.  Whether reduce512's derivation
+ * applies depends on it (docs/conditioning.md).
+ */
+#define RDRAND_PARAM_CPU_VENDOR "cpu-vendor"
 /*
  * uint64: 16-byte conditioned blocks (each the CBC-MAC of 1024 RDRAND
  * words) delivered by successful requests in reduce512 mode; a truncated

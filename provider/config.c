@@ -88,14 +88,25 @@ int rdrand_config_load(struct rdrand_prov *prov)
         rdrand_config_refuse(cfg, RDRAND_R_CONFIG_UNREADABLE, -1,
                              "the core did not answer get_params for this "
                              "provider's section");
-    for (size_t k = 0; cfg->reason == 0 && k < RDRAND_KEY_COUNT; k++)
+    /*
+     * Every key is parsed even after a refusal (only the first is kept as
+     * the reason), so that a parameter such as conditioning still reports
+     * what the operator wrote when that value itself was valid.
+     */
+    cfg->conditioning_refused = 0;
+    for (size_t k = 0; k < RDRAND_KEY_COUNT; k++)
         if (values[k] != NULL
             && !rdrand_config_parse((enum rdrand_config_key)k, values[k],
-                                    &parsed[k], why, sizeof(why)))
+                                    &parsed[k], why, sizeof(why))) {
             rdrand_config_refuse(cfg, RDRAND_R_BAD_CONFIG, (int)k, why);
-    for (size_t i = 0; cfg->reason == 0 && i < RDRAND_NPROBES; i++)
-        if (probed[i] != NULL)
+            cfg->conditioning_refused |= k == RDRAND_KEY_CONDITIONING;
+        }
+    for (size_t i = 0; i < RDRAND_NPROBES; i++)
+        if (probed[i] != NULL) {
             rdrand_config_probe(cfg, i, probed[i]);
+            cfg->conditioning_refused |=
+                i / RDRAND_PROBES_PER_KEY == RDRAND_KEY_CONDITIONING;
+        }
 
     cfg->warn = (enum rdrand_warn_mode)parsed[RDRAND_KEY_WARN];
     cfg->coco = (enum rdrand_coco_mode)parsed[RDRAND_KEY_COCO];

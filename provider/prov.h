@@ -36,6 +36,8 @@ struct rdrand_config {
     unsigned int coco_seed_bits;
     enum rdrand_coco_failure on_coco_failure;
     enum rdrand_conditioning conditioning;
+    /* The conditioning value itself was refused: the param says so. */
+    int conditioning_refused;
 
     /*
      * A section the provider could not accept (config.c): every request
@@ -63,6 +65,10 @@ struct rdrand_prov {
     int coco_enforced;              /* CoCo rules apply: faults never clear */
     int coco_cause;          /* why the check at load failed (a reason), or 0 */
     uint64_t coco_seed_bits; /* bits drawn and checked at init */
+
+    /* CPUID leaf 0's vendor string ("" without CPUID): which vendor's
+     * reseed claim conditioning rests on (docs/conditioning.md). */
+    char cpu_vendor[13];
 
     /* conditioning = reduce512: the CBC-MAC key, drawn at load. */
     struct rdrand_cond_key cond_key;

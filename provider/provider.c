@@ -58,6 +58,7 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_uint64(RDRAND_PARAM_GENERATE_FAILURES, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_CONDITIONED_BLOCKS, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, NULL, 0),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CPU_VENDOR, NULL, 0),
         OSSL_PARAM_int(RDRAND_PARAM_RDRAND_AVAILABLE, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_PLATFORM, NULL, 0),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_SIGNAL, NULL, 0),
@@ -84,6 +85,32 @@ static const struct {
     {RDRAND_PARAM_GENERATE_FAILURES, RDRAND_CTR_GENERATE_FAILURES},
     {RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_CTR_CONDITIONED_BLOCKS},
 };
+
+/* The conditioning value written, or "refused" when it was refused. */
+static const char *rdrand_conditioning_name(const struct rdrand_prov *prov)
+{
+    if (prov->config.conditioning_refused)
+        return "refused";
+    return prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
+               ? "reduce512"
+               : "none";
+}
+
+/*
+ * CPUID leaf 0's vendor string, so an operator can see whose reseed
+ * claim conditioning rests on (docs/conditioning.md); "" without CPUID.
+ */
+static void rdrand_read_cpu_vendor(struct rdrand_prov *prov)
+{
+    struct rdrand_cpuid leaf0;
+
+    if (!rdrand_hw_cpuid(0, 0, &leaf0))
+        return;
+    memcpy(prov->cpu_vendor, &leaf0.ebx, 4);
+    memcpy(prov->cpu_vendor + 4, &leaf0.edx, 4);
+    memcpy(prov->cpu_vendor + 8, &leaf0.ecx, 4);
+    prov->cpu_vendor[12] = '\0';
+}
 
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
 {
@@ -113,10 +140,10 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
                 p, rdrand_counter_get(rdrand_counter_params[i].counter)))
             goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_CONDITIONING)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, prov->config.conditioning
-                                               == RDRAND_CONDITIONING_REDUCE512
-                                           ? "reduce512"
-                                           : "none"))
+        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_conditioning_name(prov)))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_CPU_VENDOR)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, prov->cpu_vendor))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
         && !OSSL_PARAM_set_int(p, prov->rdrand_available))
@@ -242,6 +269,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     atomic_init(&prov->fault_state, 0);
     prov->coco.signal = "none";
     prov->rdrand_available = rdrand_cpu_has_rdrand();
+    rdrand_read_cpu_vendor(prov);
     if (prov->rdrand_available
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
         rdrand_source_fault(prov, reason, NULL);

@@ -482,6 +482,36 @@ static void test_key_draw_fails(void **state)
     run_down(&r);
 }
 
+/*
+ * cpu-vendor: CPUID leaf 0's vendor through the seam, so an operator can
+ * tell whose reseed bound reduce512's derivation rests on.
+ */
+static void test_cpu_vendor(void **state)
+{
+    static const struct {
+        const char *spec, *vendor;
+    } cases[] = {
+        {"", "AuthenticAMD"},
+        {"coco=epyc-host", "AuthenticAMD"},
+        {"coco=intel-vm", "GenuineIntel"},
+        {"coco=tdx", "GenuineIntel"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        void *provctx;
+        const OSSL_DISPATCH *prov;
+
+        assert_int_equal(
+            fake_provider_init(cases[i].spec, NULL, &provctx, &prov), 1);
+        assert_string_equal(
+            fake_get_utf8(prov, provctx, RDRAND_PARAM_CPU_VENDOR),
+            cases[i].vendor);
+        ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+            prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+    }
+}
+
 /* No AES-NI: latched at load with the alternative named; no key drawn. */
 static void test_no_aesni(void **state)
 {
@@ -535,9 +565,9 @@ static uint64_t bit_9_stuck(size_t i)
 }
 
 /*
- * The simulated CPU's defects, met half-way through a conditioned block
- * (the CPU changes after load): each fails the request closed with its
- * health test's reason, counted once.
+ * The simulated CPU's defects from the first word of a conditioned
+ * request on (the CPU changes after load): each fails the request closed
+ * with its health test's reason, counted once.
  */
 static void test_health_trips(void **state)
 {
@@ -623,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_key_draw_fails),
         cmocka_unit_test(test_no_aesni),
+        cmocka_unit_test(test_cpu_vendor),
         cmocka_unit_test(test_health_trips),
     };
 

@@ -188,6 +188,45 @@ static void test_first_refusal_kept(void **state)
 }
 
 /*
+ * The conditioning parameter after a refusal: the mode the operator wrote
+ * when that value is valid (another key was refused), "refused" when the
+ * conditioning value or key itself was.
+ */
+static void test_conditioning_param_when_refused(void **state)
+{
+    static const struct {
+        const char *config[5];
+        const char *want;
+    } modes[] = {
+        {{"warn", "loud", "conditioning", "reduce512", NULL}, "reduce512"},
+        {{"conditioning", "reduce512", "coco", "off", NULL}, "reduce512"},
+        {{"coco", "off", "conditioning", "none", NULL}, "none"},
+        {{"coco", "off", NULL}, "none"},
+        {{"conditioning", "reduce512 ", "warn", "none", NULL}, "refused"},
+        {{"warn", "loud", "conditioning", "Reduce512", NULL}, "refused"},
+        {{"CONDITIONING", "reduce512", "warn", "none", NULL}, "refused"},
+        {{"conditioning.default", "1", "warn", "none", NULL}, "refused"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        void *provctx;
+        const OSSL_DISPATCH *prov;
+        const char *got;
+
+        assert_int_equal(
+            fake_provider_init("", modes[i].config, &provctx, &prov), 1);
+        assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+        got = fake_get_utf8(prov, provctx, RDRAND_PARAM_CONDITIONING);
+        if (got == NULL || strcmp(got, modes[i].want) != 0)
+            fail_msg("%s = \"%s\": conditioning \"%s\", not \"%s\"",
+                     modes[i].config[0], modes[i].config[1],
+                     got ? got : "(null)", modes[i].want);
+        teardown(prov, provctx);
+    }
+}
+
+/*
  * A refused section in a confidential guest whose check fails does not
  * refuse to load (on_coco_failure = refuse is the default, but the value
  * the operator wrote is in doubt): it loads latched, reporting the config.
@@ -268,6 +307,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_value),
         cmocka_unit_test(test_first_refusal_kept),
+        cmocka_unit_test(test_conditioning_param_when_refused),
         cmocka_unit_test(test_bad_config_in_failing_guest_loads),
         cmocka_unit_test(test_config_latch_survives_recovery),
         cmocka_unit_test(test_core_get_params_failure_latches),
