@@ -567,7 +567,8 @@ static uint64_t bit_9_stuck(size_t i)
 /*
  * The simulated CPU's defects from the first word of a conditioned
  * request on (the CPU changes after load): each fails the request closed
- * with its health test's reason, counted once.
+ * with its health test's reason, counted once.  test_health_mid_block
+ * meets them inside the second block.
  */
 static void test_health_trips(void **state)
 {
@@ -608,6 +609,147 @@ static void test_health_trips(void **state)
             rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES) - health0, 1);
         assert_int_equal(fake_get_int(r.prov, r.provctx, "status"), 0);
         run_down(&r);
+    }
+}
+
+/*
+ * ---- defects inside a block ----
+ * One words file from load on: good words (the stream of setup) up to
+ * index defect_at (0-based; execution defect_at + 1), then the defect.
+ */
+static size_t defect_at;
+
+static uint64_t repeat_at(size_t i)
+{
+    return mix(i == defect_at ? i - 1 : i);
+}
+
+static uint64_t cycle_from(size_t i)
+{
+    return mix(i >= defect_at ? defect_at - 8 + (i - defect_at) % 8 : i);
+}
+
+static uint64_t zero_at(size_t i)
+{
+    return i == defect_at ? 0 : mix(i);
+}
+
+static uint64_t stuck_from(size_t i)
+{
+    return i >= defect_at ? mix(i) & ~((uint64_t)1 << 9) : mix(i);
+}
+
+/* The top byte lane 0xa5 in every word from a window's reference on. */
+static uint64_t lane_from(size_t i)
+{
+    return i >= defect_at ? (mix(i) & ~((uint64_t)0xff << 56))
+                                | (uint64_t)0xa5 << 56
+                          : mix(i);
+}
+
+/* Bit 40 set in 7 words of 8 (at random) from a window's reference on. */
+static uint64_t biased_from(size_t i)
+{
+    return i >= defect_at && (mix(i + 700000) & 7) != 0
+               ? mix(i) | (uint64_t)1 << 40
+               : mix(i);
+}
+
+/*
+ * Defects met inside the second block of a request (block 1 is
+ * executions 67 to about 1092 from load): a word repeated, a short cycle
+ * starting, a zero word, a stuck bit at execution 1501; a repeated word
+ * exactly on an APT reference word (never delivered, still tested); and
+ * the windowed tests, a byte lane stuck from a reference on (adaptive
+ * proportion) and a biased bit over a whole window.  Each fails the
+ * request closed (out wiped, the first block's bytes too) at the
+ * execution its test predicts, with its reason, counted once, and the
+ * simulated CPU and the rdrand-words counter agree.
+ */
+static void test_health_mid_block(void **state)
+{
+    enum { MID = 1500, LEN = 48 };
+    struct run r;
+    size_t ref;
+    const struct {
+        const char *name;
+        uint64_t (*fn)(size_t);
+        int on_reference;
+        int reason;
+        size_t trips_after; /* its execution - defect_at, or 0: a range */
+    } cases[] = {
+        {"repeat", repeat_at, 0, RDRAND_R_REPEATED_WORD, 1},
+        {"cycle", cycle_from, 0, RDRAND_R_SHORT_CYCLE, 1},
+        {"zero", zero_at, 0, RDRAND_R_STUCK_ZERO, 1},
+        {"stuck", stuck_from, 0, RDRAND_R_STUCK_BIT, 0},
+        {"refrepeat", repeat_at, 1, RDRAND_R_REPEATED_WORD, 1},
+        {"lane", lane_from, 1, RDRAND_R_ADAPTIVE_PROPORTION, RDRAND_APT_CUTOFF},
+        {"biased", biased_from, 1, RDRAND_R_BIASED_BIT, RDRAND_APT_WINDOW},
+    };
+
+    (void)state;
+    if (!real_aesni())
+        skip();
+    /* Where the APT windows open: the phase after load, as in the KAT. */
+    assert_int_equal(run_up(&r, words_spec, reduce512), 1);
+    ref = RDRAND_SELFTEST_WORDS + 2
+          + (RDRAND_APT_WINDOW - rdrand_source_health()->s.apt_seen)
+                % RDRAND_APT_WINDOW;
+    run_down(&r);
+    while (ref < MID)
+        ref += RDRAND_APT_WINDOW; /* the first reference in block 2 */
+    assert_true(ref + RDRAND_APT_WINDOW < RDRAND_SELFTEST_WORDS + 2
+                                              + 3 * RDRAND_COND_WORDS);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        unsigned char out[LEN];
+        static const unsigned char zero[LEN];
+        uint64_t health0, words0, blocks0, n;
+        char path[96];
+
+        defect_at = cases[i].on_reference ? ref : MID;
+        words0 = rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS);
+        assert_int_equal(run_up(&r,
+                                pattern_file(cases[i].name, cases[i].fn,
+                                             NWORDS),
+                                reduce512),
+                         1);
+        /* The file's phase is the good stream's: the defect is unseen. */
+        assert_int_equal(rdrand_source_health()->s.apt_seen,
+                         (RDRAND_APT_WINDOW - (ref - RDRAND_SELFTEST_WORDS - 2)
+                                                  % RDRAND_APT_WINDOW)
+                             % RDRAND_APT_WINDOW);
+        health0 = rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES);
+        blocks0 = rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS);
+        memset(out, 0xa5, sizeof(out));
+        fake_error_count = 0;
+        assert_int_equal(generate(&r, out, sizeof(out)), 0);
+        assert_memory_equal(out, zero, sizeof(out));
+        n = rdrand_sim_executions();
+        if (fake_last_reason() != cases[i].reason)
+            fail_msg("%s: reason %d, not %d, at execution %llu", cases[i].name,
+                     fake_last_reason(), cases[i].reason,
+                     (unsigned long long)n);
+        /*
+         * The word that trips is execution defect_at + trips_after; the
+         * draw may have issued one more (draw.c: at most one, counted).
+         */
+        if (cases[i].trips_after != 0)
+            assert_in_range(n, defect_at + cases[i].trips_after,
+                            defect_at + cases[i].trips_after + 1);
+        else /* a stuck bit: at the end of the first whole bit block */
+            assert_in_range(n, defect_at + RDRAND_BIT_BLOCK + 1,
+                            defect_at + 2 * RDRAND_BIT_BLOCK + 1);
+        assert_true(n > RDRAND_SELFTEST_WORDS + 2 + RDRAND_COND_WORDS);
+        assert_int_equal(rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS) - words0,
+                         n);
+        assert_int_equal(
+            rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES) - health0, 1);
+        assert_int_equal(rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS),
+                         blocks0);
+        assert_int_equal(fake_get_int(r.prov, r.provctx, "status"), 0);
+        run_down(&r);
+        snprintf(path, sizeof(path), "%s.%s", words_path, cases[i].name);
+        unlink(path);
     }
 }
 
@@ -655,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_no_aesni),
         cmocka_unit_test(test_cpu_vendor),
         cmocka_unit_test(test_health_trips),
+        cmocka_unit_test(test_health_mid_block),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
