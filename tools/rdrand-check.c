@@ -501,7 +501,7 @@ static void put_prometheus(FILE *out, const struct check_report *r,
     }
     prom_metric(out, "rdrand_info", "gauge",
                 "the provider's health state, confidential-computing "
-                "platform and conditioning, as labels",
+                "platform, conditioning and CPU vendor, as labels",
                 r->provider);
     fputc(',', out);
     v = param(d, RDRAND_PARAM_HEALTH_STATE);
@@ -515,6 +515,9 @@ static void put_prometheus(FILE *out, const struct check_report *r,
     fputc(',', out);
     v = param(d, RDRAND_PARAM_CONDITIONING);
     prom_label(out, "conditioning", v ? v->s : "");
+    fputc(',', out);
+    v = param(d, RDRAND_PARAM_CPU_VENDOR);
+    prom_label(out, "cpu_vendor", v ? v->s : "");
     fputs("} 1\n", out);
 }
 

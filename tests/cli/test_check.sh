@@ -59,6 +59,7 @@ mistakes=(
     "conditioning empty~s/^conditioning = none$/conditioning =/~2~conditioning =~conditioning = \"\" is not accepted; use none \\| reduce512~stderr"
     "CONDITIONING in capitals~s/^conditioning = none$/CONDITIONING = reduce512/~2~CONDITIONING = reduce512~keys are case-sensitive~stderr"
     "conditioning twice~s/^conditioning = none$/conditioning = reduce512\\nconditioning = none/~2~conditioning = reduce512~given twice~ok"
+    "conditioning naming a section the provider does not probe~s/^conditioning = none$/conditioning = cond_sect/;\$a[cond_sect]\\nmode = reduce512~2~conditioning = cond_sect~conditioning is a section name, not a value~ok"
     "misspelt conditioning~s/^conditioning = none$/conditoning = reduce512/~2~conditoning = reduce512~did you mean conditioning\\?~ok"
     "conditioning = reduce512~s/^conditioning = none$/conditioning = reduce512/~0~~^seed source: live~ok"
     "warn = loud~s/^warn = stderr$/warn = loud/~2~warn = loud~warn = \"loud\" is not accepted~syslog"
@@ -128,6 +129,26 @@ check "reduce512 without AES-NI: rdrand-check exits 1 (unhealthy)" \
     exited_with 1
 check "reduce512 without AES-NI: rdrand-check says why" \
     stdout_has '^unhealthy: .*needs AES-NI'
+
+# What rdrand-check shows of conditioning when the section is refused:
+# the mode written when that value is valid, "refused" when it is the
+# value refused; and the CPU vendor, whose reseed claim reduce512 rests
+# on (the simulated CPU is an AMD one unless a CoCo kind says otherwise).
+make_variant 's/^warn = stderr$/warn = loud/;s/^conditioning = none$/conditioning = reduce512/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "warn refused, conditioning = reduce512: rdrand-check exits 2" \
+    exited_with 2
+check "warn refused: conditioning shown as written" \
+    stdout_has '^  conditioning = reduce512$'
+check "cpu-vendor shown (simulated AMD)" stdout_has '^  cpu-vendor = AuthenticAMD$'
+make_variant 's/^conditioning = none$/conditioning = reduce512x/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "conditioning = reduce512x: shown as refused" \
+    stdout_has '^  conditioning = refused$'
+RDRAND_SIM_SPEC=coco=intel-vm sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
+    --provider $SIM --prometheus
+check "--prometheus: the CPU vendor as a label of rdrand_info" \
+    stdout_has '^rdrand_info\{.*,conditioning="none",cpu_vendor="GenuineIntel"\} 1$'
 
 # From code: OSSL_PROVIDER_load succeeds with a refused value (as from
 # openssl.cnf), latched; the first random byte fails naming it.
