@@ -362,7 +362,7 @@ static OSSL_LIB_CTX *bench_libctx(int rdrand)
  */
 static EVP_RAND_CTX *bench_gen_rdrand, *bench_gen_seed_src;
 static EVP_RAND_CTX *bench_parent[3], *bench_pr_rdrand, *bench_pr_seed_src;
-static EVP_RAND_CTX *bench_pr_r512; /* over RDRAND, reduce512 */
+static EVP_RAND_CTX *bench_pr_r512;  /* over RDRAND, reduce512 */
 static EVP_RAND_CTX *bench_gen_r512; /* RDRAND itself, reduce512 */
 /* The public DRBGs of the two library contexts (this thread's). */
 static EVP_RAND_CTX *bench_pub_rdrand, *bench_pub_seed_src;
@@ -749,8 +749,8 @@ static const struct {
      */
     {"seed_48_none_vs_seed_src", GEN48, GEN48_SEED_SRC, "x time", "-",
      "48 B, EVP_RAND_generate: RDRAND none vs SEED-SRC"},
-    {"seed_48_reduce512_vs_seed_src", GEN48_R512, GEN48_SEED_SRC, "x time",
-     "-", "48 B, EVP_RAND_generate: RDRAND reduce512 vs SEED-SRC"},
+    {"seed_48_reduce512_vs_seed_src", GEN48_R512, GEN48_SEED_SRC, "x time", "-",
+     "48 B, EVP_RAND_generate: RDRAND reduce512 vs SEED-SRC"},
     {"pr_drbg_reduce512_vs_seed_src", PR_DRBG_R512, PR_DRBG_SEED_SRC, "x time",
      "-", "CTR-DRBG pr=1 32 B, over reduce512 vs SEED-SRC"},
 };

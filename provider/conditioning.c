@@ -50,12 +50,12 @@ int rdrand_cond_aesni(void)
                      "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"          \
                      "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"      \
                      "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"      \
-                     "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"            \
+                     "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"          \
                      :                                                         \
                      :                                                         \
-                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",         \
-                       "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",       \
-                       "xmm12", "xmm13", "xmm14", "xmm15")
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", \
+                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",      \
+                       "xmm13", "xmm14", "xmm15")
 #else
 #define RDRAND_CLEAR_XMM() ((void)0)
 #endif

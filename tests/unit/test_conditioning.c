@@ -162,7 +162,7 @@ static void test_mac_matches_evp(void **state)
                      "movdqu %%xmm8, 128(%0)\n\tmovdqu %%xmm9, 144(%0)\n\t"    \
                      "movdqu %%xmm10, 160(%0)\n\tmovdqu %%xmm11, 176(%0)\n\t"  \
                      "movdqu %%xmm12, 192(%0)\n\tmovdqu %%xmm13, 208(%0)\n\t"  \
-                     "movdqu %%xmm14, 224(%0)\n\tmovdqu %%xmm15, 240(%0)"        \
+                     "movdqu %%xmm14, 224(%0)\n\tmovdqu %%xmm15, 240(%0)"      \
                      :                                                         \
                      : "r"(regs)                                               \
                      : "memory")
@@ -699,9 +699,9 @@ static uint64_t stuck_from(size_t i)
 /* The top byte lane 0xa5 in every word from a window's reference on. */
 static uint64_t lane_from(size_t i)
 {
-    return i >= defect_at ? (mix(i) & ~((uint64_t)0xff << 56))
-                                | (uint64_t)0xa5 << 56
-                          : mix(i);
+    return i >= defect_at
+               ? (mix(i) & ~((uint64_t)0xff << 56)) | (uint64_t)0xa5 << 56
+               : mix(i);
 }
 
 /* Bit 40 set in 7 words of 8 (at random) from a window's reference on. */
@@ -755,8 +755,8 @@ static void test_health_mid_block(void **state)
     run_down(&r);
     while (ref < MID)
         ref += RDRAND_APT_WINDOW; /* the first reference in block 2 */
-    assert_true(ref + RDRAND_APT_WINDOW < RDRAND_SELFTEST_WORDS + 2
-                                              + 3 * RDRAND_COND_WORDS);
+    assert_true(ref + RDRAND_APT_WINDOW
+                < RDRAND_SELFTEST_WORDS + 2 + 3 * RDRAND_COND_WORDS);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         unsigned char out[LEN];
         static const unsigned char zero[LEN];
@@ -765,16 +765,16 @@ static void test_health_mid_block(void **state)
 
         defect_at = cases[i].on_reference ? ref : MID;
         words0 = rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS);
-        assert_int_equal(run_up(&r,
-                                pattern_file(cases[i].name, cases[i].fn,
-                                             NWORDS),
-                                reduce512),
-                         1);
+        assert_int_equal(
+            run_up(&r, pattern_file(cases[i].name, cases[i].fn, NWORDS),
+                   reduce512),
+            1);
         /* The file's phase is the good stream's: the defect is unseen. */
-        assert_int_equal(rdrand_source_health()->s.apt_seen,
-                         (RDRAND_APT_WINDOW - (ref - RDRAND_SELFTEST_WORDS - 2)
-                                                  % RDRAND_APT_WINDOW)
-                             % RDRAND_APT_WINDOW);
+        assert_int_equal(
+            rdrand_source_health()->s.apt_seen,
+            (RDRAND_APT_WINDOW
+             - (ref - RDRAND_SELFTEST_WORDS - 2) % RDRAND_APT_WINDOW)
+                % RDRAND_APT_WINDOW);
         health0 = rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES);
         blocks0 = rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS);
         memset(out, 0xa5, sizeof(out));
