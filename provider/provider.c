@@ -115,19 +115,25 @@ static void rdrand_read_cpu_vendor(struct rdrand_prov *prov)
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
 {
     struct rdrand_prov *prov = provctx;
+    /* The text parameters whose values cost nothing to name up front. */
+    const char *const texts[][2] = {
+        {OSSL_PROV_PARAM_NAME,
+         "rdrand-provider: " RDRAND_ALGORITHM_NAME " seed source"},
+        {OSSL_PROV_PARAM_VERSION, RDRAND_PROVIDER_VERSION},
+        {OSSL_PROV_PARAM_BUILDINFO, rdrand_module_description},
+        {RDRAND_PARAM_CONDITIONING, rdrand_conditioning_name(prov)},
+        {RDRAND_PARAM_CPU_VENDOR, prov->cpu_vendor},
+        {RDRAND_PARAM_COCO_PLATFORM,
+         rdrand_coco_platform_name(prov->coco.platform)},
+        {RDRAND_PARAM_COCO_SIGNAL, prov->coco.signal},
+    };
     OSSL_PARAM *p;
     size_t i;
 
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, "rdrand-provider: " RDRAND_ALGORITHM_NAME
-                                       " seed source"))
-        goto bad;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, RDRAND_PROVIDER_VERSION))
-        goto bad;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_module_description))
-        goto bad;
+    for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, texts[i][0])) != NULL
+            && !OSSL_PARAM_set_utf8_ptr(p, texts[i][1]))
+            goto bad;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
         && !OSSL_PARAM_set_int(p, rdrand_source_usable(prov)))
         goto bad;
@@ -139,21 +145,8 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
             && !rdrand_param_set_uint64(
                 p, rdrand_counter_get(rdrand_counter_params[i].counter)))
             goto bad;
-    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_CONDITIONING)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_conditioning_name(prov)))
-        goto bad;
-    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_CPU_VENDOR)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, prov->cpu_vendor))
-        goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
         && !OSSL_PARAM_set_int(p, prov->rdrand_available))
-        goto bad;
-    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_PLATFORM)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(
-            p, rdrand_coco_platform_name(prov->coco.platform)))
-        goto bad;
-    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SIGNAL)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, prov->coco.signal))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SEED_BITS)) != NULL
         && !rdrand_param_set_uint64(p, prov->coco_seed_bits))
