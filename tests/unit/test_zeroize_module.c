@@ -7,16 +7,25 @@
  * request, for any single copy of any word the request delivered: a
  * spilled register is a copy too.
  * argv[1]: the module's provider name (rdrand-sim; rdrand on a real CPU).
+ * argv[2] "reduce512": the simulated CPU replays a words file this test
+ * writes, the module is configured with conditioning = reduce512, and the
+ * scan looks for any raw word of that file (the CBC-MAC key, the samples:
+ * none is ever delivered) after the load and after every request.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <openssl/provider.h>
 
 #include "rdrand_provider.h"
@@ -111,13 +120,146 @@ static void test_no_delivered_word_on_stack(void **state)
     OSSL_LIB_CTX_free(libctx);
 }
 
+/* reduce512: the raw words the simulated CPU replays, sorted. */
+#define RAW_WORDS 16384
+static uint64_t raw[RAW_WORDS];
+static char raw_dir[] = "/tmp/rdrand-zeroize-XXXXXX";
+static char raw_file[64], raw_conf[64];
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Copies of any raw word anywhere in the dead stack below this frame. */
+__attribute__((noinline, no_sanitize("address", "thread"))) static int
+stack_raw_copies(void)
+{
+    const volatile unsigned char *sp = __builtin_frame_address(0);
+    int copies = 0;
+
+    for (size_t off = 16; off <= SCAN_BYTES; off++) {
+        uint64_t v = load64(sp - off);
+
+        copies += bsearch(&v, raw, RAW_WORDS, sizeof(raw[0]), cmp_u64) != NULL;
+    }
+    return copies;
+}
+
+/* A words file of distinct splitmix64 words, and a config naming it. */
+static void write_raw_stream(void)
+{
+    uint64_t x = 0x5eed5eed5eed5eedu;
+    FILE *f;
+
+    if (mkdtemp(raw_dir) == NULL)
+        fail_msg("mkdtemp failed");
+    snprintf(raw_file, sizeof(raw_file), "%s/words", raw_dir);
+    snprintf(raw_conf, sizeof(raw_conf), "%s/r512.cnf", raw_dir);
+    assert_non_null(f = fopen(raw_file, "w"));
+    for (size_t i = 0; i < RAW_WORDS; i++) {
+        uint64_t z = (x += 0x9e3779b97f4a7c15u);
+
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+        raw[i] = z ^ (z >> 31);
+        fprintf(f, "%016llx\n", (unsigned long long)raw[i]);
+    }
+    assert_int_equal(fclose(f), 0);
+    qsort(raw, RAW_WORDS, sizeof(raw[0]), cmp_u64);
+    assert_non_null(f = fopen(raw_conf, "w"));
+    fprintf(f,
+            "openssl_conf = init\n[init]\nproviders = provs\n"
+            "[provs]\n%s = sect\n[sect]\nmodule = %s.so\n"
+            "activate = 1\nwarn = stderr\nconditioning = reduce512\n",
+            module, module);
+    assert_int_equal(fclose(f), 0);
+}
+
+static uint64_t conditioned_blocks(OSSL_PROVIDER *prov)
+{
+    uint64_t blocks = UINT64_MAX;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_uint64(RDRAND_PARAM_CONDITIONED_BLOCKS, &blocks),
+        OSSL_PARAM_END};
+
+    assert_int_equal(OSSL_PROVIDER_get_params(prov, params), 1);
+    return blocks;
+}
+
+/*
+ * reduce512 draws 1024 raw words per block through the draw, 64 at a
+ * time, and MACs them under a key drawn at load: none of them, the key
+ * included, may be left on the dead stack (the drawing frame, the AES
+ * code's frame, a spilled XMM register).
+ */
+static void test_no_raw_word_on_stack_reduce512(void **state)
+{
+    static const size_t lens[] = {1, 16, 17, 48};
+    char spec[128];
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+    OSSL_PROVIDER *prov;
+    EVP_RAND *rand;
+    EVP_RAND_CTX *ctx;
+    int left;
+
+    (void)state;
+    write_raw_stream();
+    snprintf(spec, sizeof(spec), "words=%s", raw_file);
+    assert_int_equal(setenv("RDRAND_SIM", spec, 1), 0);
+    assert_non_null(libctx);
+    wipe_dead_stack();
+    assert_int_equal(OSSL_LIB_CTX_load_config(libctx, raw_conf), 1);
+    left = stack_raw_copies();
+    if (left != 0)
+        fail_msg("%d raw words (the key, the self-test) left after load", left);
+    assert_non_null(prov = OSSL_PROVIDER_try_load(libctx, module, 1));
+    assert_non_null(rand = EVP_RAND_fetch(libctx, RDRAND_ALGORITHM_NAME, NULL));
+    assert_non_null(ctx = EVP_RAND_CTX_new(rand, NULL));
+    assert_int_equal(EVP_RAND_instantiate(ctx, 0, 0, NULL, 0, NULL), 1);
+    assert_int_equal(conditioned_blocks(prov), 0);
+
+    /* The scan's positive control, on a raw word. */
+    wipe_dead_stack();
+    memcpy(out, &raw[RAW_WORDS / 2], sizeof(raw[0]));
+    leave_word_on_stack();
+    assert_true(stack_raw_copies() > 0);
+
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        wipe_dead_stack();
+        assert_int_equal(generate(ctx, lens[i]), 1);
+        left = stack_raw_copies();
+        if (left != 0)
+            fail_msg("%d raw words left on the dead stack after a %zu-byte "
+                     "reduce512 request",
+                     left, lens[i]);
+    }
+    /* The requests were conditioned: 1 + 1 + 2 + 3 blocks. */
+    assert_int_equal(conditioned_blocks(prov), 7);
+    OPENSSL_cleanse(out, sizeof(out));
+    EVP_RAND_CTX_free(ctx);
+    EVP_RAND_free(rand);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+    unlink(raw_file);
+    unlink(raw_conf);
+    rmdir(raw_dir);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_delivered_word_on_stack),
     };
+    const struct CMUnitTest tests_reduce512[] = {
+        cmocka_unit_test(test_no_raw_word_on_stack_reduce512),
+    };
 
     if (argc > 1)
         module = argv[1];
+    if (argc > 2 && strcmp(argv[2], "reduce512") == 0)
+        return cmocka_run_group_tests(tests_reduce512, NULL, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
