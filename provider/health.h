@@ -164,12 +164,18 @@ static inline int rdrand_tags_match(struct rdrand_tags t, uint64_t d)
     return _mm_movemask_epi8(any) != 0;
 }
 
-/* d's tag in front, the oldest out: each register moves up one lane. */
+/*
+ * d's tag in front, the oldest out: each register moves up one lane.  The
+ * tag goes in by an OR into the lane the shift emptied, not by
+ * _mm_insert_epi16 (a macro without optimisation, whose int-to-short
+ * conversion -Wconversion refuses in config.c's Debug builds).
+ */
 static inline struct rdrand_tags rdrand_tags_push(struct rdrand_tags t,
                                                   uint64_t d)
 {
     return (struct rdrand_tags){
-        _mm_insert_epi16(_mm_slli_si128(t.v0, 2), (int)(d >> 48), 0),
+        _mm_or_si128(_mm_slli_si128(t.v0, 2),
+                     _mm_cvtsi32_si128((int)(uint32_t)(d >> 48))),
         _mm_or_si128(_mm_slli_si128(t.v1, 2), _mm_srli_si128(t.v0, 14)),
         _mm_or_si128(_mm_slli_si128(t.v2, 2), _mm_srli_si128(t.v1, 14)),
         _mm_or_si128(_mm_slli_si128(t.v3, 2), _mm_srli_si128(t.v2, 14))};
