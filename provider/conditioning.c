@@ -27,10 +27,7 @@
 
 int rdrand_cond_aesni(void)
 {
-    struct rdrand_cpuid leaf0, leaf1;
-
-    return rdrand_hw_cpuid(0, 0, &leaf0) && leaf0.eax >= 1
-           && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> 25 & 1);
+    return rdrand_hw_leaf1_ecx(25);
 }
 
 /*
@@ -169,13 +166,10 @@ int rdrand_cond_fill(const struct rdrand_cond_key *k, struct rdrand_health *h,
     /*
      * Unoptimised builds (Debug, the sanitizers) keep the intrinsics'
      * temporaries in rdrand_cond_mac's frame, the last raw sample among
-     * them (optimised ones keep them in registers): one more call from
-     * here, on zeros, lays the same frame over it.
+     * them (optimised ones keep them in registers): the draw's own frame
+     * wipe, called from here, overwrites it.
      */
-    memset(mac, 0, sizeof(mac));
-    memset(chunk, 0, RDRAND_COND_BLOCK);
-    if (k->ready)
-        rdrand_cond_mac(k, mac, chunk, RDRAND_COND_BLOCK);
+    rdrand_wipe_draw_frame();
     OPENSSL_cleanse(chunk, sizeof(chunk));
     OPENSSL_cleanse(mac, sizeof(mac));
     if (reason != RDRAND_R_OK) {

@@ -167,7 +167,7 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
  * word is left.  It costs ~110 instructions, ~4-5 ns, per request
  * (docs/performance.md).
  */
-__attribute__((noinline)) static void rdrand_wipe_draw_frame(void)
+__attribute__((noinline)) void rdrand_wipe_draw_frame(void)
 {
     __m128i area[64];
     /*

@@ -17,4 +17,12 @@
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len);
 
+/*
+ * Overwrite the 1 KiB of dead stack below the caller's frame, where the
+ * functions it just called kept their frames (rdrand_draw calls it after
+ * every draw; draw.c says why).  Call it from the frame whose callees
+ * held raw words.
+ */
+void rdrand_wipe_draw_frame(void);
+
 #endif

@@ -25,6 +25,18 @@ struct rdrand_cpuid {
 int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out);
 
 /*
+ * A feature bit of CPUID leaf 1 ECX (30: RDRAND, 25: AES-NI), through
+ * rdrand_hw_cpuid: 0 where there is no CPUID or no leaf 1.
+ */
+static inline int rdrand_hw_leaf1_ecx(unsigned int bit)
+{
+    struct rdrand_cpuid leaf0, leaf1;
+
+    return rdrand_hw_cpuid(0, 0, &leaf0) && leaf0.eax >= 1
+           && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> bit & 1);
+}
+
+/*
  * Execute RDRAND exactly once (64-bit operand form).  Returns the carry
  * flag: 1 means *out holds a fresh word, 0 means the instruction reported
  * failure (and *out is 0).  Callers must have checked CPUID first.

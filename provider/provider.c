@@ -216,14 +216,6 @@ static void rdrand_take_core_functions(struct rdrand_prov *prov,
         prov->core_new_error = NULL; /* cannot report; rdrand_raise no-ops */
 }
 
-static int rdrand_cpu_has_rdrand(void)
-{
-    struct rdrand_cpuid leaf0, leaf1;
-
-    return rdrand_hw_cpuid(0, 0, &leaf0) && leaf0.eax >= 1
-           && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> 30 & 1);
-}
-
 /*
  * The module's one exported symbol (hidden is the default here).
  *
@@ -261,7 +253,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 
     atomic_init(&prov->fault_state, 0);
     prov->coco.signal = "none";
-    prov->rdrand_available = rdrand_cpu_has_rdrand();
+    prov->rdrand_available = rdrand_hw_leaf1_ecx(30);
     rdrand_read_cpu_vendor(prov);
     if (prov->rdrand_available
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
