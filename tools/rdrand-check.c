@@ -446,6 +446,15 @@ static void prom_metric(FILE *out, const char *name, const char *type,
     prom_label(out, "provider", provider); /* the caller closes the set */
 }
 
+/* rdrand_info's labels: the provider's text parameters, by label name. */
+static const char *const info_labels[][2] = {
+    {RDRAND_PARAM_HEALTH_STATE, "health_state"},
+    {RDRAND_PARAM_COCO_PLATFORM, "coco_platform"},
+    {RDRAND_PARAM_COCO_SIGNAL, "coco_signal"},
+    {RDRAND_PARAM_CONDITIONING, "conditioning"},
+    {RDRAND_PARAM_CPU_VENDOR, "cpu_vendor"},
+};
+
 static void put_prometheus(FILE *out, const struct check_report *r,
                            const struct dynamic *d, int code)
 {
@@ -503,21 +512,11 @@ static void put_prometheus(FILE *out, const struct check_report *r,
                 "the provider's health state, confidential-computing "
                 "platform, conditioning and CPU vendor, as labels",
                 r->provider);
-    fputc(',', out);
-    v = param(d, RDRAND_PARAM_HEALTH_STATE);
-    prom_label(out, "health_state", v ? v->s : "");
-    fputc(',', out);
-    v = param(d, RDRAND_PARAM_COCO_PLATFORM);
-    prom_label(out, "coco_platform", v ? v->s : "");
-    fputc(',', out);
-    v = param(d, RDRAND_PARAM_COCO_SIGNAL);
-    prom_label(out, "coco_signal", v ? v->s : "");
-    fputc(',', out);
-    v = param(d, RDRAND_PARAM_CONDITIONING);
-    prom_label(out, "conditioning", v ? v->s : "");
-    fputc(',', out);
-    v = param(d, RDRAND_PARAM_CPU_VENDOR);
-    prom_label(out, "cpu_vendor", v ? v->s : "");
+    for (size_t i = 0; i < sizeof(info_labels) / sizeof(info_labels[0]); i++) {
+        v = param(d, info_labels[i][0]);
+        fputc(',', out);
+        prom_label(out, info_labels[i][1], v ? v->s : "");
+    }
     fputs("} 1\n", out);
 }
 
