@@ -812,8 +812,14 @@ static void test_libcrypto_threads(void **state)
         assert_int_equal(pthread_join(t[i], NULL), 0);
         assert_true(w[i].ok);
     }
-    assert_int_equal(prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS) - requests,
-                     4 * 500);
+    /*
+     * Every prediction-resistant generate reaches get_seed at least once
+     * and every seed is served.  Not exactly once: OpenSSL 3.5+ checks a
+     * DRBG's reseed conditions outside its lock, so a racing reseed can
+     * add one (2001 seen under load on 3.6.3); that count is libcrypto's.
+     */
+    assert_true(prov_u64(prov, RDRAND_PARAM_SEED_REQUESTS) - requests
+                >= 4 * 500);
     assert_int_equal(prov_u64(prov, RDRAND_PARAM_SEED_FAILURES), failures);
     OSSL_PROVIDER_unload(deflt);
     OSSL_PROVIDER_unload(prov);
