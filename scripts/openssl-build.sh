@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Fetch and build OpenSSL <series> (newest 3.5.* / 3.6.* ...) from Debian's
+# Fetch and build OpenSSL <series> (newest 3.5.*, 4.0.*, ...) from Debian's
 # source packages, with the FIPS provider, into a cache outside the checkout.
 # Prints the install directory (the last line of stdout) for test.sh.
 #
@@ -8,8 +8,9 @@
 #   RDRAND_OPENSSL_CACHE  cache root (default /var/cache/rdrand-provider)
 #
 # The source comes from the archive apt already uses: the URI and keyring of
-# the existing Debian entry, with deb-src lines for sid and trixie, kept in a
-# private list directory so the system's apt state is untouched. Candidates
+# the existing Debian entry, with deb-src lines for sid, trixie and
+# experimental (where 4.0 is, today), kept in a private list directory so
+# the system's apt state is untouched. Candidates
 # are the listed versions of that series, newest first; a download that
 # fails moves on to the next one; one that downloads but does not build is
 # remembered ($cache/.failed-openssl-<debian version>.log) and skipped
@@ -116,7 +117,7 @@ sources_list() { # the URI and keyring of the system's main Debian entry
     # falls back to its default keyrings).
     [[ $key == /* ]] && opt="[signed-by=$key] "
     local suite
-    for suite in sid trixie; do
+    for suite in sid trixie experimental; do
         printf 'deb-src %s%s %s main\n' "$opt" "$uri" "$suite"
     done
 }
