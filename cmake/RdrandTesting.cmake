@@ -30,13 +30,26 @@ if(RDRAND_SANITIZE MATCHES "address")
                           "ASAN_OPTIONS=detect_leaks=0")
 endif()
 
-# rdrand_add_test(NAME <name> COMMAND <cmd...> [LABELS <l...>] [ENV <k=v...>])
+# A hang is a failure with the test's name within minutes, not a run
+# that CI's time limit kills (ctest's own default is 1500 s).  The
+# longest tests take about 25 s uninstrumented on 2 busy cores
+# (cli_test_check, lint); 300 s leaves room for ASan, valgrind and a
+# loaded machine.  A test that needs more says so with TIMEOUT.
+set(RDRAND_TEST_TIMEOUT 300 CACHE STRING
+    "Seconds before ctest kills a test (a hang) unless it sets TIMEOUT")
+
+# rdrand_add_test(NAME <name> COMMAND <cmd...> [LABELS <l...>] [ENV <k=v...>]
+#                 [TIMEOUT <seconds>])
 function(rdrand_add_test)
-  cmake_parse_arguments(T "" "NAME" "COMMAND;LABELS;ENV" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;LABELS;ENV" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT ${RDRAND_TEST_TIMEOUT})
+  endif()
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
   set_tests_properties(${T_NAME} PROPERTIES
     ENVIRONMENT "${RDRAND_TEST_ENV};${T_ENV}"
     SKIP_RETURN_CODE 77
+    TIMEOUT ${T_TIMEOUT}
     LABELS "${T_LABELS}")
 endfunction()
 
