@@ -30,7 +30,7 @@
 #include "rand.h"
 
 #define THREADS 8
-#define ROUNDS 1500
+#define ROUNDS 1000
 #define HANG_SECONDS 60
 
 #define RAND_FN(type, id)                                                      \
