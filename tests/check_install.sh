@@ -11,10 +11,14 @@
 #                                   installed example config (module =
 #                                   rdrand.so, no path) seeds from RDRAND,
 #                                   proved by the installed tool's counters
-#   check_install.sh package        cpack -G DEB, dpkg-deb, lintian (no root)
-#   check_install.sh deb            root: the package, dpkg -i, the installed
-#                                   tool against the installed module,
-#                                   dpkg -r leaves nothing
+#   check_install.sh package        cpack -G DEB: the two packages for this
+#                                   machine's Debian release (dpkg-deb,
+#                                   lintian), and no package where the
+#                                   tools for its Depends are missing
+#                                   (no root)
+#   check_install.sh deb            root: both packages, dpkg -i, the
+#                                   installed tool against the installed
+#                                   module, dpkg -r leaves nothing
 #   check_install.sh deb-rdrand     root + RDRAND: the .deb seeds from RDRAND
 #   check_install.sh guards         root: the modes above refuse to install
 #                                   over a file already there, and wait for
@@ -29,7 +33,8 @@ set -uo pipefail
 : "${RDRAND_MODULESDIR:?}" "${RDRAND_VERSION:?}" "${RDRAND_TOOLS:?}"
 mode=${1:?usage: check_install.sh destdir|package|system|system-rdrand|deb|deb-rdrand|guards}
 build=$RDRAND_BUILD_DIR
-pkg=rdrand-provider
+pkg=rdrand-provider # the runtime package, and the docs directory's name
+devpkg=$pkg-dev
 read -ra tools <<<"$RDRAND_TOOLS"
 tool=${tools[0]} # the operator's tool (rdrand-stat until rdrand-check)
 work=$(mktemp -d)
@@ -45,14 +50,14 @@ out() { "$@" >"$work/out" 2>&1; }
 # The files an installation must hold, relative to /, for PREFIX (no
 # leading slash), the module directory aside; stated independently of
 # the CMake rules.  The shipped examples are named: conf/ files that load
-# the simulated CPU are not among them.  cmake --install also leaves its
-# uninstall list, which the .deb has no use for (expected_files PREFIX deb).
+# the simulated CPU are not among them.  runtime_files: the package
+# rdrand-provider; dev_files: rdrand-provider-dev; expected_files: what
+# cmake --install leaves, both and its uninstall list (no doc symlink).
 examples=(rdrand.cnf rdrand-coco.cnf rdrand-fips.cnf seed-only.cnf
     rdrand-reduce512.cnf rdrand-check.service rdrand-check.timer)
-expected_files() {
+runtime_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"
-    echo "$p/include/rdrand_provider.h"
     echo "$p/share/man/man7/rdrand-provider.7.gz"
     for t in "${tools[@]}"; do
         echo "$p/bin/$t"
@@ -65,8 +70,16 @@ expected_files() {
         echo "$doc/${f##*/}"
     done
     echo "$doc/copyright"
-    echo "$doc/changelog.gz"
-    [ "${2-}" = deb ] || echo "$doc/install_manifest.txt"
+    echo "$doc/changelog.Debian.gz"
+}
+dev_files() { # in the package, its docs directory is a link to $pkg's
+    echo "$1/include/rdrand_provider.h"
+    [ "${2-}" != deb ] || echo "$1/share/doc/$devpkg"
+}
+expected_files() {
+    runtime_files "$1"
+    dev_files "$1"
+    echo "$1/share/doc/$pkg/install_manifest.txt"
 }
 # The pages are checked under their own names: mandoc reads the section
 # from the name (a "page" in /tmp/tmp.3xyz would be section 3).
@@ -185,38 +198,179 @@ if [ "$mode" = destdir ]; then
     finish
 fi
 
-# cpack -G DEB into $work, as README "Install" builds the package: sets deb.
+# The packages are built for the Debian release of the machine building
+# them (CMakeLists.txt): their version and the libssl package their
+# Depends name are this machine's, read here from /etc/os-release.
+os_field() { sed -n "s/^$1=//p" /etc/os-release | tr -d "\"'"; }
+release=$(os_field VERSION_ID)
+case $mode in
+package | deb*)
+    if [ "$(os_field ID)" != debian ] || [[ ! $release =~ ^[0-9]+$ ]]; then
+        echo "SKIP: not a Debian release (/etc/os-release): no package"
+        exit 77
+    fi
+    ;;
+esac
+deb_version=$RDRAND_VERSION-1~deb$release
+codename=$(os_field VERSION_CODENAME)
+case $release in
+12) libssl=libssl3 ;;    # bookworm
+13) libssl=libssl3t64 ;; # trixie: the 64-bit time_t transition's name
+*) libssl="(no expectation for Debian $release: state it here)" ;;
+esac
+
+# cpack -G DEB into $work, as README "Install" builds the packages: sets
+# deb and devdeb.
 make_package() {
-    deb=$work/${pkg}_${RDRAND_VERSION}_amd64.deb
+    deb=$work/${pkg}_${deb_version}_amd64.deb
+    devdeb=$work/${devpkg}_${deb_version}_all.deb
     check "cpack -G DEB" out cpack -G DEB --config "$build/CPackConfig.cmake" \
         -B "$work"
 }
 if [ "$mode" = package ]; then
     make_package
+    check "  ... made exactly ${deb##*/} and ${devdeb##*/}" \
+        same_list <(printf '%s\n' "$deb" "$devdeb" | sort) \
+        <(printf '%s\n' "$work"/*.deb)
     field() { dpkg-deb -f "$deb" "$1"; }
     check "Package: $pkg" test "$(field Package)" = "$pkg"
-    check "Version: $RDRAND_VERSION (project())" \
-        test "$(field Version)" = "$RDRAND_VERSION"
+    check "Version: $deb_version (project(), Debian $release)" \
+        test "$(field Version)" = "$deb_version"
+    # 0.1.0-1~deb12 < 0.1.0-1~deb13 < 0.1.0-1: a dist-upgrade upgrades
+    # the previous release's build, and Debian's own would win.
+    sorts_between() { # the package's own Version, whatever it is
+        local v=$RDRAND_VERSION-1 own
+        own=$(field Version)
+        dpkg --compare-versions "$own" gt "$v~deb$((release - 1))" &&
+            dpkg --compare-versions "$own" lt "$v~deb$((release + 1))" &&
+            dpkg --compare-versions "$own" lt "$v"
+    }
+    check "  ... above the previous release's build, below the next's and -1" \
+        sorts_between
     check "Architecture: amd64" test "$(field Architecture)" = amd64
-    check "Depends (shlibdeps): libc6" grep -qw libc6 <(field Depends)
-    check "Depends (shlibdeps): libssl3" grep -qw libssl3 <(field Depends)
+    depends() { field Depends | tr -d ' ' | tr ',' '\n' | sed 's/(.*//'; }
+    check "Depends (shlibdeps): libc6" grep -qx libc6 <(depends)
+    check "Depends (shlibdeps): $libssl, Debian $release's libssl" \
+        grep -qx "$libssl" <(depends)
+    check "  ... and no other libssl" \
+        same_list <(echo "$libssl") <(grep '^libssl' <(depends))
     check "Maintainer, Section and a long Description" \
         test -n "$(field Maintainer)" -a "$(field Section)" = libs -a \
         "$(field Description | wc -l)" -gt 3
     check "dpkg-deb --info" out dpkg-deb --info "$deb"
-    expected_files usr deb | sort >"$work/expected"
-    dpkg-deb --contents "$deb" | awk '$1 !~ /^d/ {sub("^./", "", $6); print $6}' |
-        sort >"$work/actual"
-    check "dpkg-deb --contents: exactly the expected files" \
-        same_list "$work/expected" "$work/actual"
+    devfield() { dpkg-deb -f "$devdeb" "$1"; }
+    check "$devpkg: Package, Version $deb_version, Architecture: all" \
+        test "$(devfield Package)/$(devfield Version)/$(devfield Architecture)" \
+        = "$devpkg/$deb_version/all"
+    check "  ... Depends: $pkg (= $deb_version), nothing else" \
+        test "$(devfield Depends)" = "$pkg (= $deb_version)"
+    check "  ... Section: libdevel, Source: $pkg, its own synopsis" \
+        test "$(devfield Section)/$(devfield Source)" = "libdevel/$pkg" -a \
+        "$(devfield Description | head -1)" != "$(field Description | head -1)"
+    contents() { # contents DEB: its files and links, not its directories
+        dpkg-deb --contents "$1" | awk '$1 !~ /^d/ {sub("^./", "", $6); print $6}' |
+            sort
+    }
+    check "dpkg-deb --contents $pkg: exactly the expected files" \
+        same_list <(runtime_files usr | sort) <(contents "$deb")
+    check "dpkg-deb --contents $devpkg: exactly the expected files" \
+        same_list <(dev_files usr deb | sort) <(contents "$devdeb")
     dpkg-deb -x "$deb" "$work/root"
+    dpkg-deb -x "$devdeb" "$work/root"
+    check "$devpkg's docs directory is a link to $pkg's" \
+        test "$(readlink "$work/root/usr/share/doc/$devpkg")" = "$pkg"
     check "the systemd example runs /usr/bin/rdrand-check" \
         runs_installed_tool "$work/root" /usr
+    changelog=$work/root/usr/share/doc/$pkg/changelog.Debian.gz
+    check "changelog.Debian.gz: $deb_version, distribution $codename" \
+        test "$(dpkg-parsechangelog -l "$changelog" -S Version)/$(
+            dpkg-parsechangelog -l "$changelog" -S Distribution)" = \
+        "$deb_version/$codename"
     # Info tags (hardening flags, issue 9) are not failures; E: and W: are.
     # Its status is the verdict (a lintian that cannot run fails too);
     # TMPDIR keeps its scratch files in $work.
     check "lintian: no error, no warning" \
-        out env TMPDIR="$work" lintian --fail-on error,warning "$deb"
+        out env TMPDIR="$work" lintian --fail-on error,warning "$deb" "$devdeb"
+
+    # The release CMake reads: cmake/debian/release.cmake on os-release
+    # files of other systems.
+    release_of() { # release_of ID VERSION_ID CODENAME [OVERRIDE]
+        printf 'ID=%s\nVERSION_ID="%s"\nVERSION_CODENAME=%s\n' "$1" "$2" \
+            "$3" | grep -v '=""$' >"$work/os-release"
+        cmake -DOS_RELEASE="$work/os-release" -DOVERRIDE="${4-}" \
+            -P "$RDRAND_SOURCE_DIR/cmake/debian/release.cmake" 2>&1
+    }
+    check "os-release of Debian 12: 12 bookworm" \
+        test "$(release_of debian 12 bookworm)" = "12 bookworm"
+    check "os-release of Debian 13: 13 trixie" \
+        test "$(release_of debian 13 trixie)" = "13 trixie"
+    check "os-release of a later Debian: its VERSION_ID and codename" \
+        test "$(release_of debian 16 later)" = "16 later"
+    check "Ubuntu: no Debian release, said" \
+        grep -q '^problem: .*ID=ubuntu VERSION_ID=24.04, not a Debian release' \
+        <(release_of ubuntu 24.04 noble)
+    check "Debian unstable (no VERSION_ID): no release, said" \
+        grep -q '^problem: .*not a Debian release' <(release_of debian '' sid)
+    check "  ... RDRAND_DEBIAN_RELEASE=14 names one" \
+        test "$(release_of debian '' sid 14)" = "14 forky"
+    refuses_override() { # refuses_override VALUE
+        ! release_of debian 12 bookworm "$1" >"$work/out" &&
+            grep -q "RDRAND_DEBIAN_RELEASE=$1: a Debian major release number" \
+                "$work/out"
+    }
+    check "RDRAND_DEBIAN_RELEASE=sid: refused" refuses_override sid
+
+    # No package without its Depends: as on a machine without dpkg-dev
+    # (dpkg-shlibdeps) or without file, cpack fails, saying what to
+    # install, and leaves no .deb.  CMake's own search directories
+    # (/usr/bin, ...) off, PATH is $work/path: a link to every program of
+    # PATH (the first of a name) but the one moved out of it.
+    IFS=: read -ra path_dirs <<<"$PATH"
+    mkdir "$work/path" "$work/hidden"
+    for d in "${path_dirs[@]}"; do # cp skips the directories
+        [[ $d == /* ]] && cp -sn "$d"/* "$work/path/" 2>/dev/null
+    done
+    cpack_without() { # cpack_without PROGRAM: output kept, status returned
+        local status
+        mv "$work/path/$1" "$work/hidden/" 2>/dev/null
+        PATH=$work/path cpack -G DEB --config "$build/CPackConfig.cmake" \
+            -B "$work/without-$1" -D CMAKE_FIND_USE_CMAKE_SYSTEM_PATH=FALSE \
+            >"$work/out" 2>&1
+        status=$?
+        mv "$work/hidden/$1" "$work/path/" 2>/dev/null
+        return "$status"
+    }
+    made_deb() { compgen -G "$work/without-$1/*.deb" >/dev/null; }
+    # refuses_without PROGRAM PACKAGE: cpack fails, says to install
+    # PACKAGE, and made no .deb.
+    refuses_without() {
+        ! cpack_without "$1" || return 1
+        tr -s ' \n' '  ' <"$work/out" >"$work/said"
+        grep -q "No .deb: .*apt-get install $2)" "$work/said" && ! made_deb "$1"
+    }
+    packs_with_depends() {
+        cpack_without no-such-program &&
+            test -n "$(dpkg-deb -f "$work/without-no-such-program/${deb##*/}" \
+                Depends)"
+    }
+    check "cpack with PATH's programs only: the packages, with Depends" \
+        packs_with_depends
+    check "  ... without dpkg-shlibdeps: fails, says to install dpkg-dev" \
+        refuses_without dpkg-shlibdeps dpkg-dev
+    check "  ... without file: fails, says to install file" \
+        refuses_without file file
+    # What configure found (CPACK_RDRAND_DEB_PROBLEM, cmake/debian/
+    # cpack-checks.cmake) on a system with no Debian release.
+    refuses_unknown_release() {
+        ! cpack -G DEB --config "$build/CPackConfig.cmake" \
+            -B "$work/without-release" \
+            -D CPACK_RDRAND_DEB_PROBLEM="not a Debian release" \
+            >"$work/out" 2>&1 &&
+            grep -q "No .deb: not a Debian release" "$work/out" &&
+            ! made_deb release
+    }
+    check "  ... where configure found no Debian release: fails, says why" \
+        refuses_unknown_release
     finish
 fi
 
@@ -284,10 +438,12 @@ dpkg_wait() {
     return 1
 }
 all_present() { while read -r f; do test -f "$f" || return 1; done <"$1"; }
-not_installed() { # unknown to dpkg, or known as "not-installed"
-    local status
-    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)
-    [ -z "$status" ] || [ "${status##* }" = not-installed ]
+not_installed() { # not_installed PACKAGE...: each unknown to dpkg, or
+    local p status  #  known as "not-installed"
+    for p in "$@"; do
+        status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+        [ -z "$status" ] || [ "${status##* }" = not-installed ] || return 1
+    done
 }
 # The installed operator's tool (in $bin), run as an operator would.
 # tool_version CONF: the module's version, read with CONF loaded.
@@ -384,23 +540,33 @@ system | system-rdrand)
     ;;
 deb | deb-rdrand)
     bin=/usr/bin
-    if ! not_installed; then
-        echo "package $pkg is installed: not replacing (and removing) it"
+    if ! not_installed "$pkg" "$devpkg"; then
+        echo "package $pkg or $devpkg is installed: not replacing (and removing) it"
         exit 1
     fi
     # dpkg -i replaces files no package owns without a word, and dpkg -r
     # then deletes them.
-    expected_files usr deb | sed 's|^|/|' | sort >"$work/expected"
+    { runtime_files usr && dev_files usr deb; } | sed 's|^|/|' |
+        sort >"$work/expected"
     refuse_existing "$work/expected"
     snapshot /usr >"$work/before"
-    trap 'not_installed || dpkg_wait -r "$pkg"; cleanup' EXIT
+    trap 'not_installed "$pkg" "$devpkg" || dpkg_wait -r "$devpkg" "$pkg"
+        cleanup' EXIT
     make_package
-    check "dpkg -i" dpkg_wait -i "$deb"
+    check "dpkg -i both packages" dpkg_wait -i "$deb" "$devdeb"
+    check "dpkg-query: both installed, version $deb_version" \
+        same_list <(printf '%s %s\n' "$pkg" "$deb_version" "$devpkg" \
+            "$deb_version" | sort) \
+        <(dpkg-query -W -f='${Package} ${Version}\n' "$pkg" "$devpkg" | sort)
     check "dpkg -L: rdrand.so in libcrypto's modulesdir" \
         grep -qx "$RDRAND_MODULESDIR/rdrand.so" <(dpkg -L "$pkg")
+    check "dpkg -L $devpkg: rdrand_provider.h in /usr/include" \
+        grep -qx /usr/include/rdrand_provider.h <(dpkg -L "$devpkg")
+    check "  ... and its docs are $pkg's" \
+        test -f "/usr/share/doc/$devpkg/copyright"
     installed_works /usr
-    check "dpkg -r" dpkg_wait -r "$pkg"
-    check "dpkg: $pkg is no longer installed" not_installed
+    check "dpkg -r both" dpkg_wait -r "$devpkg" "$pkg"
+    check "dpkg: neither is installed any more" not_installed "$pkg" "$devpkg"
     check "nothing left behind (files and directories as before)" \
         same_list "$work/before" <(snapshot /usr)
     ;;
@@ -429,7 +595,8 @@ guards)
     check "system refuses over an unowned rdrand.so, which stays" \
         refuses system
     check "deb refuses over an unowned rdrand.so, which stays" refuses deb
-    check "  ... and the package is not installed" not_installed
+    check "  ... and the packages are not installed" \
+        not_installed "$pkg" "$devpkg"
     ;;
 *)
     echo "unknown mode $mode" >&2
