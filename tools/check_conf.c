@@ -28,6 +28,17 @@
 #define V3_3 0x30300000UL /* activate is a boolean from here on */
 #define V3_5 0x30500000UL /* random_provider exists from here on */
 
+/*
+ * What OpenSSL does when the seed source [random] names cannot be
+ * fetched (no such name, properties nothing matches, its provider not
+ * loaded): 3.0-3.6 create the primary DRBG without it, seeded from the
+ * OS, and say nothing; 4.0 fails the primary and so every random request
+ * ("unable to fetch drbg").  Stated for both: a machine changes release.
+ */
+#define UNFETCHED                                                              \
+    "OpenSSL 3.0-3.6 seed from the OS without a word, 4.0 fails every "        \
+    "random request (unable to fetch drbg)"
+
 /* ---- where each key is: the file read line by line ---- */
 
 struct conf_line {
@@ -327,7 +338,8 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
         module ? line_of(l, sect_name, "module") : section_line(l, sect_name),
         sect_name, "module",
         "%s%s: no file %s (modules directory %s, from %s); OpenSSL skips "
-        "the provider without a word%s%s%s",
+        "the provider without a word, and where [random] takes its seed "
+        "from it, " UNFETCHED "%s%s%s",
         module ? "module = " : "no module line, so OpenSSL looks for ",
         module ? module : strrchr(path, '/') + 1, path, dir,
         env != NULL ? "OPENSSL_MODULES" : "libcrypto's built-in",
@@ -573,9 +585,8 @@ static void check_random(struct check_report *r, const CONF *conf,
     else if (strcasecmp(seed->value, RDRAND_ALGORITHM_NAME) != 0)
         check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, seed->name),
                       sect_name, seed->name,
-                      "seed = %s: no seed source of that name here, and "
-                      "OpenSSL then seeds from the OS without a word; did "
-                      "you mean %s?",
+                      "seed = %s: no seed source of that name here: " UNFETCHED
+                      "; did you mean %s?",
                       seed->value, RDRAND_ALGORITHM_NAME);
     if ((props = sect_find(sect, "seed_properties", 1)) == NULL)
         check_problem(r, SEV_MISCONFIGURED, sl, sect_name, "seed_properties",
@@ -583,12 +594,12 @@ static void check_random(struct check_report *r, const CONF *conf,
                       "fetched; write seed_properties = provider=%s",
                       RDRAND_ALGORITHM_NAME, r->provider);
     else if (!selects_provider(props->value, r->provider))
-        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, props->name),
-                      sect_name, props->name,
-                      "seed_properties = %s does not select provider %s, "
-                      "and OpenSSL then seeds from the OS without a word; "
-                      "did you mean provider=%s?",
-                      props->value, r->provider, r->provider);
+        check_problem(
+            r, SEV_MISCONFIGURED, line_of(l, sect_name, props->name), sect_name,
+            props->name,
+            "seed_properties = %s does not select provider %s: " UNFETCHED
+            "; did you mean provider=%s?",
+            props->value, r->provider, r->provider);
 }
 
 /* ---- random_provider (3.5+): where RAND_bytes goes ---- */

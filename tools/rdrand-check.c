@@ -61,6 +61,7 @@ struct dynamic {
     uint64_t failed_delta; /* seed-failures during the draws */
     int live;              /* the verdict on the seed source */
     int coco_refused;      /* the provider refused to load: CoCo check */
+    int seed_unfetched;    /* OpenSSL 4.0 could not fetch the seed source */
     char errors[1024];     /* the error queue after a failed draw */
     struct check_value params[MAX_PARAMS];
     size_t nparams;
@@ -130,10 +131,10 @@ static const struct check_value *param(const struct dynamic *d, const char *key)
 static void collect_errors_at(struct dynamic *d, size_t len)
 {
     unsigned long e;
-    const char *data;
+    const char *data, *func;
     int flags;
 
-    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0
+    while ((e = ERR_get_error_all(NULL, NULL, &func, &data, &flags)) != 0
            && len < sizeof(d->errors) - 1) {
         char one[256];
 
@@ -142,6 +143,15 @@ static void collect_errors_at(struct dynamic *d, size_t len)
             && (ERR_GET_REASON(e) == RDRAND_R_COCO_NO_RDRAND
                 || ERR_GET_REASON(e) == RDRAND_R_COCO_SEED_FAILED))
             d->coco_refused = 1;
+        /*
+         * The seed source [random] names could not be fetched: 3.0-3.6
+         * swallow this and seed from the OS, 4.0 raises it from
+         * rand_new_seed and fails the draw.
+         */
+        if (ERR_GET_LIB(e) == ERR_LIB_RAND
+            && ERR_GET_REASON(e) == RAND_R_UNABLE_TO_FETCH_DRBG && func != NULL
+            && strcmp(func, "rand_new_seed") == 0)
+            d->seed_unfetched = 1;
 
         ERR_error_string_n(e, one, sizeof(one));
         len += (size_t)snprintf(d->errors + len, sizeof(d->errors) - len,
@@ -202,10 +212,15 @@ static void check_live(struct check_report *r, struct dynamic *d,
         else
             check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                           "provider %s is not loaded in a process using this "
-                          "configuration: OpenSSL seeds from the OS without a "
-                          "word%s%s",
-                          r->provider, d->errors[0] ? "; errors: " : "",
-                          d->errors);
+                          "configuration: %s%s%s",
+                          r->provider,
+                          d->drew ? "OpenSSL seeds from the OS without a word"
+                          : d->seed_unfetched
+                              ? "the seed source cannot be fetched, and "
+                                "OpenSSL 4.0 fails every random request "
+                                "(3.0-3.6 seed from the OS without a word)"
+                              : "drawing random bytes failed",
+                          d->errors[0] ? "; errors: " : "", d->errors);
         OSSL_PROVIDER_unload(prov);
         return;
     }
@@ -228,7 +243,15 @@ static void check_live(struct check_report *r, struct dynamic *d,
     status = param(d, "status");
     state = param(d, RDRAND_PARAM_HEALTH_STATE);
 
-    if (!d->drew)
+    if (!d->drew && d->seed_unfetched)
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "drawing random bytes failed: OpenSSL cannot fetch the "
+                      "seed source [random] names (seed, seed_properties) "
+                      "from provider %s, which is loaded: OpenSSL 4.0 fails "
+                      "every random request, 3.0-3.6 seed from the OS "
+                      "without a word; errors: %s",
+                      r->provider, d->errors);
+    else if (!d->drew)
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "drawing random bytes failed: %s",
                       d->errors[0] ? d->errors : "no error recorded");

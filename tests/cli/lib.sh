@@ -41,6 +41,7 @@ listed() { # listed NAME STATUS: openssl list -providers shows NAME so
     grep -A3 -x "  $1" "$OUT/stdout" | grep -x "    status: $2" >/dev/null
 }
 stdout_lacks() { ! grep -qE -- "$1" "$OUT/stdout"; }
+stderr_lacks() { ! grep -qE -- "$1" "$OUT/stderr"; }
 line_is() { [ "$(sed -n "$1p" "$OUT/stdout")" = "$2" ]; }     # line_is N TEXT
 line_at_least() { [ "$(sed -n "$1p" "$OUT/stdout")" -ge "$2" ]; } # N MIN
 

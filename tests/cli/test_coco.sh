@@ -56,13 +56,21 @@ for row in "${failing[@]}"; do
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t refuse: control, a working $platform guest loads" \
         listed $SIM active
-    # Through openssl.cnf OpenSSL skips the refusing provider and seeds
-    # from the OS: openssl rand succeeds.  This is the silent fallback.
+    # Through openssl.cnf OpenSSL skips the refusing provider.  3.0-3.6
+    # then seed from the OS, openssl rand succeeds: the silent fallback.
+    # 4.0 cannot fetch the seed source [random] names and fails closed.
     sim_coco sim-coco.cnf refuse auto 256 "$spec"
     run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
-    check "$t refuse: openssl rand exits 0 (OS entropy)" exited_ok
-    check "$t refuse: and prints bytes" hex32
-    check "$t refuse: but the refusal is on the warning channel (stderr)" \
+    if openssl_at_least 4 0; then
+        check "$t refuse: openssl rand fails closed (4.0)" exited_fail
+        check "$t refuse: the seed source could not be fetched" \
+            stderr_has 'rand_new_seed:unable to fetch drbg'
+        check "$t refuse: no bytes printed" stdout_empty
+    else
+        check "$t refuse: openssl rand exits 0 (OS entropy, 3.x)" exited_ok
+        check "$t refuse: and prints bytes" hex32
+    fi
+    check "$t refuse: the refusal is on the warning channel (stderr)" \
         stderr_has "^rdrand-provider: $reason; $detail.*; refused to load"
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t refuse: list -providers exits 0" exited_ok

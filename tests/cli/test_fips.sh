@@ -5,69 +5,21 @@
 # and with the simulated-CPU module, and what the other orders do.
 # Skips (77) where the OpenSSL under test has no FIPS provider, fails
 # instead in scripts/test.sh's private 3.5+ builds (they are built with it).
+# The same with the module's self-tests deferred (4.0): test_fips_defer.sh.
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/cli/fips.sh
+. "$(dirname "$0")/fips.sh"
 
-modulesdir=$("$OPENSSL_BIN" version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
-if ! openssl_at_least 3 5 || [ ! -f "$modulesdir/fips.so" ]; then
-    # scripts/test.sh's private 3.5+ builds have one: missing is a failure.
-    if openssl_at_least 3 5 && [ -n "${RDRAND_EXPECT_OPENSSL_VERSION:-}" ]; then
-        echo "FAIL: OpenSSL $RDRAND_EXPECT_OPENSSL_VERSION built by" \
-            "scripts/test.sh has no $modulesdir/fips.so"
-        exit 1
-    fi
-    echo "SKIP: $("$OPENSSL_BIN" version) has no FIPS provider to test"
-    exit 77
-fi
+fips_setup at-load
+fips_fails_closed
 
-# fips.so, rdrand.so and rdrand-sim.so in one modules directory, and a
-# module config from fipsinstall against this fips.so.
-mkdir "$OUT/modules"
-ln -s "$modulesdir/fips.so" "$REAL_MODULES/rdrand.so" \
-    "$SIM_MODULES/rdrand-sim.so" "$OUT/modules/"
-run -- "$OPENSSL_BIN" fipsinstall -module "$OUT/modules/fips.so" \
-    -out "$OUT/fipsmodule.cnf"
-check "fipsinstall against $modulesdir/fips.so" exited_ok
-
-# The shipped file, and the same file on the simulated-CPU module.
-SHIPPED=$CONF/rdrand-fips.cnf
-sed -e 's/^rdrand = rdrand_sect/rdrand-sim = rdrand_sim_sect/' \
-    -e 's/^\[rdrand_sect\]/[rdrand_sim_sect]/' \
-    -e 's/^module = rdrand\.so/module = rdrand-sim.so/' \
-    -e 's/^warn = syslog/warn = stderr/' \
-    -e 's/provider=rdrand,-fips/provider=rdrand-sim,-fips/' \
-    "$SHIPPED" >"$OUT/sim.cnf"
-check "sim variant differs only in the module" \
-    test "$(diff "$SHIPPED" "$OUT/sim.cnf" | grep -c '^>')" -eq 5
 # What happens otherwise: no random_provider (3.5's default is "fips"),
 # and random_provider read after the providers were activated.
 grep -v '^random_provider' "$OUT/sim.cnf" >"$OUT/sim-routed.cnf"
 sed -e 's/^random = random_sect$/XX/' \
     -e 's/^providers = provider_sect$/providers = provider_sect\nrandom = random_sect/' \
     -e '/^XX$/d' "$OUT/sim.cnf" >"$OUT/sim-late.cnf"
-
-fenv() { # fenv CONF SIM: environment for the FIPS configuration
-    echo "OPENSSL_MODULES=$OUT/modules" "OPENSSL_CONF_INCLUDE=$OUT" \
-        "OPENSSL_CONF=$1" "RDRAND_SIM=$2"
-}
-seeds() { # seeds CONF SIM: rdrand-sim's seed requests after RAND_bytes
-    # shellcheck disable=SC2046
-    run $(fenv "$1" "$2") -- "$STAT" -p rdrand-sim -n 16 seed-requests
-}
-
-# shellcheck disable=SC2046
-run $(fenv "$OUT/sim.cnf" "") -- "$OPENSSL_BIN" list -providers
-check "sim: fips provider active" listed fips active
-check "sim: base provider active" listed base active
-check "sim: rdrand-sim active" listed rdrand-sim active
-check "sim: no default provider" stdout_lacks '^  default$'
-
-# shellcheck disable=SC2046
-run $(fenv "$OUT/sim.cnf" "") -- "$OPENSSL_BIN" rand -hex 16
-check "sim: rand works" exited_ok
-check "sim: 16 bytes" hex32
-seeds "$OUT/sim.cnf" ""
-check "sim: RAND_bytes made seed requests" line_at_least 1 1
 
 # The DRBG is the FIPS provider's: without fips.so there is no
 # CTR-DRBG with fips=yes and nothing to fall back to.
@@ -77,29 +29,6 @@ run $(fenv "$OUT/nofips.cnf" "") -- "$OPENSSL_BIN" rand -hex 16
 check "sim without fips.so: no DRBG at all" exited_fail
 check "sim without fips.so: CTR-DRBG fips=yes not found" \
     stderr_has 'CTR-DRBG.*fips=yes'
-
-# A broken RDRAND fails RAND_bytes closed ...
-# shellcheck disable=SC2046
-run $(fenv "$OUT/sim.cnf" "fail-from=1") -- "$OPENSSL_BIN" rand -hex 16
-check "sim fail-from=1: rand fails" exited_fail
-check "sim fail-from=1: our reason" stderr_has 'RDRAND reported failure'
-check "sim fail-from=1: no bytes" stdout_lacks '[0-9a-f]{8}'
-# ... and a key generated inside the FIPS provider: its own DRBG takes
-# entropy from libcrypto's seed context (get_user_entropy), which exists
-# because genpkey asked RAND_status() first.  Only the FIPS module raises
-# "entering error state".
-# shellcheck disable=SC2046
-run $(fenv "$OUT/sim.cnf" "fail-from=1") -- "$OPENSSL_BIN" genpkey \
-    -algorithm EC -pkeyopt ec_paramgen_curve:P-256
-check "sim fail-from=1: FIPS keygen fails" exited_fail
-check "sim fail-from=1: FIPS module enters its error state" \
-    stderr_has 'fips module entering error state'
-check "sim fail-from=1: because of our seed" \
-    stderr_has 'RDRAND reported failure'
-# shellcheck disable=SC2046
-run $(fenv "$OUT/sim.cnf" "") -- "$OPENSSL_BIN" genpkey \
-    -algorithm EC -pkeyopt ec_paramgen_curve:P-256
-check "sim: FIPS keygen works" stdout_has 'BEGIN PRIVATE KEY'
 
 # Otherwise: RAND_bytes goes to the provider named "fips" and never
 # reaches libcrypto's DRBGs: no seed request, a broken RDRAND unnoticed.

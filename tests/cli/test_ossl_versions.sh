@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck disable=SC2317 # the helpers below are called through check
 # openssl.cnf behaviour that differs between OpenSSL releases, checked on
-# the release under test (scripts/test.sh runs 3.0, 3.5 and 3.6): the
-# binary and library are that release, "activate" is a boolean from 3.3,
-# random_provider exists from 3.5.  The FIPS provider: test_fips.sh.
+# the release under test (scripts/test.sh runs 3.0, 3.5 and 3.6; 4.0 by
+# hand): the binary, the library and our modules are that release's
+# (libcrypto.so.3 for 3.x, libcrypto.so.4 for 4.x), "activate" is a
+# boolean from 3.3, random_provider exists from 3.5.  The FIPS provider:
+# test_fips.sh; a seed source that cannot be fetched: test_check.sh.
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -22,9 +24,19 @@ if [ -n "${RDRAND_EXPECT_OPENSSL_VERSION:-}" ]; then
     check "the version test.sh built ($RDRAND_EXPECT_OPENSSL_VERSION)" \
         test "$RDRAND_OPENSSL_VERSION" = "$RDRAND_EXPECT_OPENSSL_VERSION"
 fi
+# The soname's number is the major version (3.x: libcrypto.so.3; 4.0
+# bumped it, and every symbol's version is OPENSSL_4.0.0): a module built
+# against one cannot load into the other's processes.
+soname=libcrypto.so.${RDRAND_OPENSSL_VERSION%%.*}
 run -- ldd "$STAT"
-check "rdrand-stat loads libcrypto from $LD_LIBRARY_PATH" \
-    stdout_has "libcrypto\.so\.3 => ${LD_LIBRARY_PATH}/libcrypto\.so\.3 "
+check "rdrand-stat loads $soname from $LD_LIBRARY_PATH" \
+    stdout_has "${soname//./\\.} => ${LD_LIBRARY_PATH}/${soname//./\\.} "
+for module in "$REAL_MODULES/rdrand.so" "$SIM_MODULES/rdrand-sim.so"; do
+    run -- readelf -d "$module"
+    check "${module##*/} needs $soname, and no other libcrypto" \
+        test "$(grep -o 'Shared library: \[libcrypto[^]]*\]' "$OUT/stdout")" \
+        = "Shared library: [$soname]"
+done
 
 # --- activate: any value activated the provider up to 3.2 (even 0);
 # 3.3+ parse a boolean.  Our files write 1.

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What differs between OpenSSL 3.0, 3.5 and 3.6 for a seed source, tested
- * on whichever libcrypto this is built against (scripts/test.sh runs it on
- * each).  Every expectation is chosen by the run-time version number.
+ * What differs between OpenSSL 3.0, 3.5, 3.6 and 4.0 for a seed source,
+ * tested on whichever libcrypto this is built against (scripts/test.sh
+ * runs it on each).  Every expectation is chosen by the run-time version
+ * number.
  *
  * A small "probe" provider, registered as a builtin, records what the core
- * hands a provider: its config section read with two parameter types, and
- * the arguments of the primary DRBG's first get_seed.  The first-use race
- * runs the simulated-CPU module (rdrand-sim.so) and counts its seed
- * requests.
+ * hands a provider: its config section read with two parameter types, the
+ * arguments of the primary DRBG's first get_seed, and which seed contexts
+ * racing first uses create and share.  The first-use race runs the
+ * simulated-CPU module (rdrand-sim.so) and counts its seed requests; the
+ * teardown test watches when libcrypto frees that module's provider
+ * context as a process ends (atexit on 3.x, a global destructor or never
+ * on 4.0).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -57,8 +61,14 @@ static struct {
 /* Threads making their first RAND_bytes at once, in the race tests. */
 #define RACE_THREADS 8
 
-/* For the race: the seed contexts created. */
-static _Atomic int probe_contexts;
+/*
+ * For the race: the seed contexts created and freed.  Each context is a
+ * slot of its own (its index + 1 in it), so that get_seed can tell which
+ * context it was called on.
+ */
+#define PROBE_MAX_CONTEXTS 64
+static int probe_slots[PROBE_MAX_CONTEXTS];
+static _Atomic int probe_contexts, probe_freed;
 
 /*
  * For the held race: get_seed holds every caller until all RACE_THREADS
@@ -74,6 +84,7 @@ static _Atomic int probe_contexts;
 static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t hold_cond = PTHREAD_COND_INITIALIZER;
 static int hold_active, hold_inside, hold_started;
+static const void *hold_ctx[RACE_THREADS]; /* each caller's seed context */
 
 static void deadline_in(struct timespec *ts, long ms)
 {
@@ -86,13 +97,15 @@ static void deadline_in(struct timespec *ts, long ms)
     }
 }
 
-static void probe_hold(void)
+static void probe_hold(const void *ctx)
 {
     struct timespec limit;
     int grace = 0, rc = 0;
 
     deadline_in(&limit, 60000);
     pthread_mutex_lock(&hold_lock);
+    if (hold_inside < RACE_THREADS)
+        hold_ctx[hold_inside] = ctx;
     hold_inside++;
     pthread_cond_broadcast(&hold_cond);
     while (hold_inside < RACE_THREADS && rc != ETIMEDOUT) {
@@ -119,19 +132,24 @@ static OSSL_FUNC_rand_clear_seed_fn probe_clear_seed;
 static OSSL_FUNC_provider_query_operation_fn probe_query;
 static OSSL_provider_init_fn probe_init;
 
-static int probe_state = 1; /* a non-NULL context */
+static int probe_state = 1; /* the provider context: non-NULL */
 
 static void *probe_newctx(void *provctx, void *parent,
                           const OSSL_DISPATCH *parent_calls)
 {
+    int n = probe_contexts++;
+
     (void)provctx, (void)parent, (void)parent_calls;
-    probe_contexts++;
-    return &probe_state;
+    if (n >= PROBE_MAX_CONTEXTS)
+        return NULL;
+    probe_slots[n] = n + 1;
+    return &probe_slots[n];
 }
 
 static void probe_freectx(void *ctx)
 {
-    (void)ctx;
+    if (ctx != NULL)
+        probe_freed++;
 }
 
 static int probe_instantiate(void *ctx, unsigned int strength, int pr,
@@ -201,7 +219,7 @@ static size_t probe_get_seed(void *ctx, unsigned char **pout, int entropy,
     size_t len = (size_t)entropy / 8 > min_len ? (size_t)entropy / 8 : min_len;
 
     if (hold_active)
-        probe_hold();
+        probe_hold(ctx);
     else if (seen.seeds++ == 0) {
         seen.entropy = entropy;
         seen.min_len = min_len;
@@ -398,8 +416,9 @@ static void *race_thread(void *arg)
 /*
  * One run, in a fresh process (the counters are process-wide): 8 threads
  * make their first RAND_bytes at once.  Exit status: the number of seed
- * requests, which is the number of primary DRBGs (and seed contexts)
- * created, since each is instantiated with one get_seed; 100+ on error.
+ * requests, which is the number of primary DRBGs created, since each is
+ * instantiated with one get_seed (on 3.5 and 3.6 each on a seed context
+ * of its own, on 4.0 all on one); 100+ on error.
  */
 static int race_once(void)
 {
@@ -438,16 +457,39 @@ static int race_once(void)
     return after_race > 99 ? 105 : (int)after_race;
 }
 
+/* How many different seed contexts the held callers were called on. */
+static int distinct_held_contexts(void)
+{
+    int distinct = 0;
+
+    for (int i = 0; i < hold_inside && i < RACE_THREADS; i++) {
+        int seen_before = 0;
+
+        for (int j = 0; j < i; j++)
+            seen_before |= hold_ctx[j] == hold_ctx[i];
+        distinct += !seen_before;
+    }
+    return distinct;
+}
+
 /*
  * The same race made deterministic: the probe's get_seed holds every
  * caller (probe_hold).  3.0-3.4 call it under the global lock, so one
- * caller gets in and its primary is the only one; 3.5+ let all 8 in: 8
- * seed contexts, 8 primary DRBGs, 8 seed requests, 7 of them freed.
+ * caller gets in and its primary is the only one.  3.5 and 3.6 let all 8
+ * in, each on a seed context of its own: 8 seed contexts, 8 primary
+ * DRBGs, 8 seed requests, 7 of each freed.  4.0 stores the seed context
+ * as soon as it is made (rand_get0_seed) and races only the primaries:
+ * 8 primaries, 8 seed requests, all on one shared seed context (threads
+ * that also raced to make that context free theirs at once, before any
+ * use).  That sharing is what calls one seed context's enable_locking,
+ * lock and get_seed from several threads at once on 4.0.  On every
+ * release one seed context is left once the race is over.
  */
 static void test_first_use_race_held(void **state)
 {
     pthread_t t[RACE_THREADS];
     void *res;
+    int live;
 
     (void)state;
     race_libctx = probe_libctx();
@@ -455,7 +497,7 @@ static void test_first_use_race_held(void **state)
         RAND_set_seed_source_type(race_libctx, "PROBE-SEED", "provider=probe"),
         1);
     hold_active = 1;
-    hold_inside = hold_started = probe_contexts = 0;
+    hold_inside = hold_started = probe_contexts = probe_freed = 0;
     pthread_barrier_init(&race_start, NULL, RACE_THREADS);
     for (int i = 0; i < RACE_THREADS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, race_thread, &race_start),
@@ -466,11 +508,21 @@ static void test_first_use_race_held(void **state)
     }
     pthread_barrier_destroy(&race_start);
     hold_active = 0;
-    printf("# held race: %d seed context(s), %d seed request(s)\n",
-           (int)probe_contexts, hold_inside);
+    live = probe_contexts - probe_freed;
+    printf("# held race: %d seed context(s) made, %d left, %d seed "
+           "request(s) on %d context(s)\n",
+           (int)probe_contexts, live, hold_inside, distinct_held_contexts());
     assert_int_equal(hold_inside, at_least(3, 5) ? RACE_THREADS : 1);
-    assert_int_equal(probe_contexts, hold_inside);
+    if (at_least(4, 0)) {
+        assert_int_equal(distinct_held_contexts(), 1);
+        assert_in_range(probe_contexts, 1, RACE_THREADS);
+    } else {
+        assert_int_equal(distinct_held_contexts(), hold_inside);
+        assert_int_equal(probe_contexts, hold_inside);
+    }
+    assert_int_equal(live, 1);
     OSSL_LIB_CTX_free(race_libctx);
+    assert_int_equal(probe_contexts - probe_freed, 0);
 }
 
 static void test_first_use_race(void **state)
@@ -503,7 +555,7 @@ static void test_first_use_race(void **state)
     printf("\n");
     /*
      * 3.0-3.4 create the seed and the primary under the global lock: one
-     * request, always.  3.5+ create them outside it: how many racing
+     * request, always.  3.5+ (4.0 too) create them outside it: how many racing
      * threads get past the "no primary yet" check depends on scheduling
      * (test_first_use_race_held forces all 8), so any of 1..8: here
      * the histogram is a measurement, and what is asserted on every
@@ -512,6 +564,198 @@ static void test_first_use_race(void **state)
      */
     if (!at_least(3, 5))
         assert_int_equal(histogram[1], RACE_RUNS);
+}
+
+/* --- Teardown when the process ends ----------------------------------- */
+
+/*
+ * The provider context (configuration, CoCo verdict, reduce512's expanded
+ * key) is wiped and freed by the provider's teardown, which libcrypto
+ * calls when it frees the provider: at OSSL_PROVIDER_unload or
+ * OSSL_LIB_CTX_free on every release, and, for the default library
+ * context, in OPENSSL_cleanup().  3.x run OPENSSL_cleanup() from atexit(),
+ * so teardown runs as the process exits.  4.0 registers no atexit
+ * handler: OPENSSL_cleanup() only asks libcrypto's global destructor to
+ * clean up after exit, and without that call nothing is torn down (the
+ * memory goes with the process).
+ *
+ * A child process (exec'ed, so that the allocation hooks come before
+ * libcrypto's first allocation) activates rdrand-sim from
+ * conf/rdrand-sim.cnf in the default (or a new) library context, seeds
+ * from it, ends as HOW says, and writes a line to stdout for each event:
+ * its own steps, and the free of the provider context, which the free
+ * hook checks is all zero.
+ */
+#define HOOK_HEADER 16 /* the block's length, ahead of the block */
+
+static const void *watched_provctx;
+
+static void say(const char *line)
+{
+    size_t len = strlen(line);
+
+    while (len > 0) {
+        ssize_t n = write(STDOUT_FILENO, line, len);
+
+        if (n <= 0)
+            return;
+        line += n;
+        len -= (size_t)n;
+    }
+}
+
+static void *hook_malloc(size_t n, const char *file, int line)
+{
+    unsigned char *p = malloc(n + HOOK_HEADER);
+
+    (void)file, (void)line;
+    if (p == NULL)
+        return NULL;
+    memcpy(p, &n, sizeof(n));
+    return p + HOOK_HEADER;
+}
+
+static void *hook_realloc(void *ptr, size_t n, const char *file, int line)
+{
+    unsigned char *p;
+
+    if (ptr == NULL)
+        return hook_malloc(n, file, line);
+    if ((p = realloc((unsigned char *)ptr - HOOK_HEADER, n + HOOK_HEADER))
+        == NULL)
+        return NULL;
+    memcpy(p, &n, sizeof(n));
+    return p + HOOK_HEADER;
+}
+
+static void hook_free(void *ptr, const char *file, int line)
+{
+    unsigned char *p;
+    size_t n;
+    int zero = 1;
+
+    (void)file, (void)line;
+    if (ptr == NULL)
+        return;
+    p = (unsigned char *)ptr - HOOK_HEADER;
+    if (ptr == watched_provctx) {
+        memcpy(&n, p, sizeof(n));
+        for (size_t i = 0; i < n; i++)
+            zero &= p[HOOK_HEADER + i] == 0;
+        say(zero ? "provider context freed zeroed\n"
+                 : "provider context freed NOT zeroed\n");
+    }
+    free(p);
+}
+
+static int find_sim(OSSL_PROVIDER *prov, void *arg)
+{
+    if (strcmp(OSSL_PROVIDER_get0_name(prov), "rdrand-sim") == 0)
+        *(OSSL_PROVIDER **)arg = prov;
+    return 1;
+}
+
+/*
+ * The child: rdrand-sim activated from conf/rdrand-sim.cnf, as an
+ * application gets it (the config holds the provider, the application
+ * holds no reference of its own).  Exit status 0 once it ended as HOW
+ * says, 1-5 on setup.
+ */
+static int teardown_child(const char *how)
+{
+    int fresh = strcmp(how, "libctx-free") == 0;
+    const char *src = getenv("RDRAND_SOURCE_DIR");
+    char cnf[600];
+    OSSL_LIB_CTX *libctx = NULL;
+    OSSL_PROVIDER *sim = NULL;
+    unsigned char buf[16];
+
+    if (!CRYPTO_set_mem_functions(hook_malloc, hook_realloc, hook_free)
+        || src == NULL)
+        return 1;
+    snprintf(cnf, sizeof(cnf), "%s/conf/rdrand-sim.cnf", src);
+    if (fresh ? (libctx = OSSL_LIB_CTX_new()) == NULL
+                    || !OSSL_LIB_CTX_load_config(libctx, cnf)
+              : setenv("OPENSSL_CONF", cnf, 1) != 0
+                    || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL))
+        return 2;
+    if (!OSSL_PROVIDER_do_all(libctx, find_sim, &sim) || sim == NULL)
+        return 3;
+    watched_provctx = OSSL_PROVIDER_get0_provider_ctx(sim);
+    if (watched_provctx == NULL
+        || RAND_bytes_ex(libctx, buf, sizeof(buf), 0) != 1
+        || seed_requests(sim) == 0 || seed_requests(sim) == UINT64_MAX)
+        return 4;
+    if (fresh) {
+        OSSL_LIB_CTX_free(libctx);
+        say("library context freed\n");
+    } else if (strcmp(how, "cleanup") == 0) {
+        OPENSSL_cleanup();
+        say("OPENSSL_cleanup returned\n");
+    } else if (strcmp(how, "exit") == 0) {
+        say("exit\n");
+    } else {
+        return 5;
+    }
+    exit(0);
+}
+
+/* Run "test_ossl_versions teardown HOW"; its stdout into out. */
+static void run_teardown_child(const char *how, char *out, size_t len)
+{
+    int fds[2], status;
+    size_t got = 0;
+    ssize_t n;
+    pid_t pid;
+
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char *const args[] = {"test_ossl_versions", "teardown", (char *)how,
+                              NULL};
+
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execv("/proc/self/exe", args);
+        _exit(127);
+    }
+    close(fds[1]);
+    while (got < len - 1 && (n = read(fds[0], out + got, len - 1 - got)) > 0)
+        got += (size_t)n;
+    out[got] = '\0';
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    printf("# teardown %s: exit status %d, said:\n%s", how,
+           WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+#define FREED "provider context freed zeroed\n"
+
+static void test_teardown_at_exit(void **state)
+{
+    char out[512];
+
+    (void)state;
+    /* Every release: freeing the library context tears the provider down. */
+    run_teardown_child("libctx-free", out, sizeof(out));
+    assert_string_equal(out, FREED "library context freed\n");
+
+    run_teardown_child("exit", out, sizeof(out));
+    if (at_least(4, 0))
+        assert_string_equal(out, "exit\n"); /* never torn down */
+    else
+        assert_string_equal(out, "exit\n" FREED); /* atexit */
+
+    run_teardown_child("cleanup", out, sizeof(out));
+    if (at_least(4, 0)) /* after exit, in libcrypto's global destructor */
+        assert_string_equal(out, "OPENSSL_cleanup returned\n" FREED);
+    else
+        assert_string_equal(out, FREED "OPENSSL_cleanup returned\n");
 }
 
 /* --- The FIPS provider seeded through libcrypto's seed context -------- */
@@ -720,7 +964,38 @@ enum fips_setup { FIPS_CONF, FIPS_PROG, FIPS_PROG_NO_MINUS };
 #define FIPS_KEYGEN_OK 1     /* the first FIPS key generation succeeded */
 #define FIPS_KEYGEN_SEEDED 2 /* ... and made seed requests to rdrand-sim */
 #define FIPS_RAND_OK 4       /* RAND_bytes after it succeeded */
+#define FIPS_RUNNING 8       /* a FIPS digest after the key generation works */
+#define FIPS_PRIMARY_OK 16   /* RAND_get0_primary, called first, gave a DRBG */
 #define FIPS_SETUP 100
+
+/*
+ * Is the FIPS module still running (not in its error state)?  A digest
+ * needs no randomness, and the module refuses every operation in its
+ * error state.
+ */
+static int fips_running(OSSL_LIB_CTX *libctx)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_MD *sha = EVP_MD_fetch(libctx, "SHA2-256", "fips=yes");
+    int ok = sha != NULL && EVP_Digest("abc", 3, md, &len, sha, NULL) == 1
+             && len == 32;
+
+    EVP_MD_free(sha);
+    return ok;
+}
+
+/*
+ * What a FIPS key generation that our seed failed leaves behind: 3.x's
+ * key generation puts the whole FIPS module into its error state on any
+ * failure (ossl_set_error_state from the EC key generation's error path),
+ * so every later FIPS operation in the process fails too; 4.0 fails that
+ * key generation only and the module keeps running.
+ */
+static int running_after_seed_failure(void)
+{
+    return at_least(4, 0) ? FIPS_RUNNING : 0;
+}
 
 static int fips_scenario(enum fips_setup setup, int status_first,
                          const char *sim_spec)
@@ -745,14 +1020,16 @@ static int fips_scenario(enum fips_setup setup, int status_first,
      * The application creates the seed context first, as RAND_status()
      * does on the default library context (it calls RAND_get0_primary).
      */
-    if (status_first)
-        RAND_get0_primary(libctx);
+    if (status_first && RAND_get0_primary(libctx) != NULL)
+        result |= FIPS_PRIMARY_OK;
     before = seed_requests(sim);
     if ((key = EVP_PKEY_Q_keygen(libctx, NULL, "EC", "P-256")) != NULL)
         result |= FIPS_KEYGEN_OK;
     EVP_PKEY_free(key);
     if (seed_requests(sim) > before)
         result |= FIPS_KEYGEN_SEEDED;
+    if (fips_running(libctx))
+        result |= FIPS_RUNNING;
     if (RAND_bytes_ex(libctx, buf, sizeof(buf), 0) == 1)
         result |= FIPS_RAND_OK;
     return result;
@@ -788,31 +1065,39 @@ static void test_fips_conf_first_use(void **state)
 {
     (void)state;
     assert_int_equal(fips_in_child(FIPS_CONF, 0, ""),
-                     FIPS_KEYGEN_OK | FIPS_RAND_OK);
+                     FIPS_KEYGEN_OK | FIPS_RUNNING | FIPS_RAND_OK);
     assert_int_equal(fips_in_child(FIPS_CONF, 0, "fail-from=1"),
-                     FIPS_KEYGEN_OK);
+                     FIPS_KEYGEN_OK | FIPS_RUNNING);
     assert_int_equal(fips_in_child(FIPS_CONF, 1, ""),
-                     FIPS_KEYGEN_OK | FIPS_KEYGEN_SEEDED | FIPS_RAND_OK);
+                     FIPS_PRIMARY_OK | FIPS_KEYGEN_OK | FIPS_KEYGEN_SEEDED
+                         | FIPS_RUNNING | FIPS_RAND_OK);
     assert_int_equal(fips_in_child(FIPS_CONF, 1, "fail-from=1"),
-                     FIPS_KEYGEN_SEEDED);
+                     FIPS_KEYGEN_SEEDED | running_after_seed_failure());
 }
 
 /*
  * Programmatic, in an application with fips=yes default properties: with
  * "provider=rdrand-sim,-fips" (RDRAND_PROPERTY_QUERY_FIPS) and the seed
  * context created first, a broken RDRAND fails everything closed.
- * Without "-fips" the seed fetch fails and OpenSSL silently seeds from
- * the OS: no request, nothing fails.
+ * Without "-fips" the seed fetch fails: 3.x then make the primary with
+ * no parent, seeded from the OS; 4.0 fails RAND_get0_primary (unable to
+ * fetch drbg).  On both, with no random_provider set, RAND_bytes goes to
+ * the FIPS provider's own DRBGs and these find no seed context: they seed
+ * from the OS, no request reaches us, the key generation and RAND_bytes
+ * succeed on a broken RDRAND.  Only an application that checks
+ * RAND_get0_primary sees it, and only on 4.0.
  */
 static void test_fips_programmatic_fail_closed(void **state)
 {
     (void)state;
     assert_int_equal(fips_in_child(FIPS_PROG, 1, ""),
-                     FIPS_KEYGEN_OK | FIPS_KEYGEN_SEEDED | FIPS_RAND_OK);
+                     FIPS_PRIMARY_OK | FIPS_KEYGEN_OK | FIPS_KEYGEN_SEEDED
+                         | FIPS_RUNNING | FIPS_RAND_OK);
     assert_int_equal(fips_in_child(FIPS_PROG, 1, "fail-from=1"),
-                     FIPS_KEYGEN_SEEDED);
+                     FIPS_KEYGEN_SEEDED | running_after_seed_failure());
     assert_int_equal(fips_in_child(FIPS_PROG_NO_MINUS, 1, "fail-from=1"),
-                     FIPS_KEYGEN_OK | FIPS_RAND_OK);
+                     (at_least(4, 0) ? 0 : FIPS_PRIMARY_OK) | FIPS_KEYGEN_OK
+                         | FIPS_RUNNING | FIPS_RAND_OK);
 }
 
 int main(int argc, char **argv)
@@ -822,6 +1107,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_primary_instantiate_request),
         cmocka_unit_test(test_first_use_race_held),
         cmocka_unit_test(test_first_use_race),
+        cmocka_unit_test(test_teardown_at_exit),
     };
     const struct CMUnitTest fips_tests[] = {
         cmocka_unit_test(test_fips_conf_first_use),
@@ -829,6 +1115,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fips_seed_order),
     };
 
+    /* "teardown HOW": test_teardown_at_exit's child, hooks first. */
+    if (argc > 2 && strcmp(argv[1], "teardown") == 0)
+        return teardown_child(argv[2]);
     /* "race": one run, exit status = seed requests (for measuring). */
     if (argc > 1 && strcmp(argv[1], "race") == 0)
         return race_once();
