@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck disable=SC2317 # the helpers below are called through check
 # openssl.cnf behaviour that differs between OpenSSL releases, checked on
-# the release under test (scripts/test.sh runs 3.0, 3.5 and 3.6; 4.0 by
-# hand): the binary, the library and our modules are that release's
+# the release under test (scripts/test.sh runs the system's, 3.5 and 4.0;
+# 3.6 on demand): the binary, the library and our modules are that release's
 # (libcrypto.so.3 for 3.x, libcrypto.so.4 for 4.x), "activate" is a
 # boolean from 3.3, random_provider exists from 3.5.  The FIPS provider:
 # test_fips.sh; a seed source that cannot be fetched: test_check.sh.
