@@ -4,9 +4,14 @@
 # Usage: scripts/deps.sh [extra-package...]
 set -euo pipefail
 
-# scdoc: the man pages are generated from docs/man/*.scd at build time.
-packages=(cmake make gcc pkg-config libssl-dev libcmocka-dev openssl scdoc
-    "$@")
+# What the README's two commands need on a minimal Debian (debootstrap
+# --variant=minbase; tests/fresh/fresh-debian.sh proves it):
+#   libc6-dev: crt1.o and the C headers, only a Recommends of gcc;
+#   scdoc: the man pages are generated from docs/man/*.scd at build time;
+#   file, dpkg-dev: the package build (cpack -G DEB) stops without file,
+#     and without dpkg-shlibdeps (dpkg-dev) builds a .deb with no Depends.
+packages=(cmake make gcc libc6-dev pkg-config libssl-dev libcmocka-dev openssl
+    scdoc file dpkg-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'ok installed' >/dev/null \
