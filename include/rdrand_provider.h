@@ -24,8 +24,11 @@
  * The same for a library context whose default properties are "fips=yes"
  * (EVP_default_properties_enable_fips, or default_properties = fips=yes):
  * "-fips" lifts that default for this fetch.  RDRAND is not a FIPS
- * algorithm, and with RDRAND_PROPERTY_QUERY there the fetch fails and
- * OpenSSL silently seeds from the OS (docs/compatibility.md).
+ * algorithm, and with RDRAND_PROPERTY_QUERY there the fetch fails:
+ * OpenSSL 3.0-3.6 then silently seed from the OS; on 4.0
+ * RAND_get0_primary fails, but RAND_bytes and FIPS key generation (the
+ * FIPS provider's own DRBGs) are still seeded silently from the OS
+ * (docs/compatibility.md).
  */
 #define RDRAND_PROPERTY_QUERY_FIPS "provider=rdrand,-fips"
 

@@ -136,11 +136,18 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
                rdrand_reason_text(coco_reason), platform, cause);
         abort();
     }
-    /* From openssl.cnf OpenSSL skips us silently: say it where it shows. */
+    /*
+     * From openssl.cnf OpenSSL skips us without a word: 3.0-3.6 then seed
+     * from the OS, 4.0 fails closed if [random] names us (unable to fetch
+     * drbg, not our reason).  Say it where it shows.  With the longest
+     * reason, cause, platform and signal this is 504 bytes, within
+     * rdrand_warn's 512.
+     */
     rdrand_warn(prov,
                 "%s; platform %s (decided by %s); cause: %s; refused to "
-                "load (on_coco_failure = refuse): loaded from openssl.cnf, "
-                "OpenSSL now seeds from the OS instead",
+                "load (on_coco_failure = refuse); from openssl.cnf OpenSSL "
+                "skips it: 3.0-3.6 seed from the OS, 4.0 fails every random "
+                "request if [random] seed = RDRAND",
                 rdrand_reason_text(coco_reason), platform, prov->coco.signal,
                 cause);
     return 0;

@@ -117,7 +117,7 @@ int rdrand_config_load(struct rdrand_prov *prov)
         (enum rdrand_conditioning)parsed[RDRAND_KEY_CONDITIONING];
     if (cfg->reason == 0)
         return 1;
-    /* A refused section never refuses to load: that would be silent. */
+    /* A refused section never refuses to load: OpenSSL would skip it. */
     if (cfg->warn_invalid)
         cfg->warn = RDRAND_WARN_SYSLOG;
     cfg->on_coco_failure = RDRAND_ON_COCO_FAILURE_FAIL_CLOSED;
@@ -132,10 +132,11 @@ int rdrand_config_ok(const struct rdrand_prov *prov)
 /*
  * The config latch.  A value the operator wrote and we refused must not
  * leave the provider running on defaults the operator did not choose,
- * and refusing to load would be skipped silently by OpenSSL (which then
- * seeds from the OS).  So the provider loads and every request fails,
- * naming the key, the value and what is accepted.  Nothing clears this:
- * a passing self-test says the CPU is fine, not the configuration.
+ * and refusing to load would be skipped silently by OpenSSL (3.0-3.6
+ * then seed from the OS; 4.0 fails closed, but without our reason).
+ * So the provider loads and every request fails, naming the key, the
+ * value and what is accepted.  Nothing clears this: a passing
+ * self-test says the CPU is fine, not the configuration.
  */
 int rdrand_config_refuses(const struct rdrand_prov *prov, const char *request,
                           size_t len)

@@ -42,8 +42,9 @@ int main(int argc, char **argv)
         goto end;
 
     /*
-     * OpenSSL silently seeds from the OS if the configured seed source
-     * cannot be fetched, so check that the provider was actually asked.
+     * If the configured seed source cannot be fetched, OpenSSL 3.0-3.6
+     * silently seed from the OS (4.0 fails RAND_bytes_ex above instead),
+     * so check that the provider was actually asked.
      */
     if (requests == 0) {
         fprintf(stderr, "%s was not used as the seed source\n", name);
