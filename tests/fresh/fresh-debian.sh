@@ -298,14 +298,16 @@ need
 check "cd build && cpack -G DEB" \
     run_step cpack 900 "${in_root[@]}" 'cd /src/build && cpack -G DEB'
 need
-debs=("$root"/src/build/rdrand-provider*_amd64.deb)
-check "cpack made rdrand-provider*_amd64.deb" [ -f "${debs[0]}" ]
+# Every package cpack made, whatever their names and architectures (the
+# module's is amd64, the header's all).
+debs=("$root"/src/build/rdrand-provider*_*.deb)
+check "cpack made rdrand-provider*_*.deb" [ -f "${debs[0]}" ]
 need
 echo "# packages: ${debs[*]##*/}"
-check "apt-get install ./rdrand-provider*_amd64.deb" \
+check "apt-get install ./rdrand-provider*_*.deb" \
     run_step install 600 "${in_root[@]}" 'cd /src/build &&
         DEBIAN_FRONTEND=noninteractive apt-get install -y \
-            --no-install-recommends ./rdrand-provider*_amd64.deb'
+            --no-install-recommends ./rdrand-provider*_*.deb'
 need
 check "installed: rdrand-check -c .../examples/rdrand.cnf: exit 0" \
     run_step installed 120 "${in_root[@]}" 'unset OPENSSL_MODULES OPENSSL_CONF
