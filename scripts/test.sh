@@ -5,13 +5,16 @@
 # build and run the whole suite again under ASan+UBSan, and the unit tests
 # (the threaded ones among them) under TSan. Then, for each OpenSSL series
 # in RDRAND_OPENSSL_SERIES (default "3.5 4.0": Debian 13's LTS and the
-# newest release; 3.6, past its end of life, on demand), fetch and build it once
-# (scripts/openssl-build.sh, cached outside the checkout) and run the
+# newest release; 3.6, past its end of life, on demand), fetch and build it
+# once (scripts/openssl-build.sh, cached outside the checkout) and run the
 # whole uninstrumented suite again against it (build-ossl-<series>): its
-# libcrypto, its openssl binary, its FIPS provider. Then static analysis
+# libcrypto, its openssl binary, its FIPS provider. Then the README's
+# first command inside fresh minimal Debian 12 and 13 systems and the .deb
+# built there (tests/fresh/fresh-debian.sh). Then static analysis
 # (scripts/analyze.sh) and each libFuzzer harness for a bounded time
 # (scripts/fuzz.sh; RDRAND_FUZZ_SECONDS, default 60, 0 skips fuzzing).
 #   RDRAND_TEST_LONG=0 skips the labelled "long" tests.
+#   RDRAND_FRESH_RELEASES="" leaves out the fresh systems ("bookworm trixie").
 #   RDRAND_OPENSSL_SERIES="" runs the system OpenSSL only (Debian 12: 3.0,
 #   Debian 13: 3.5); "3.5 3.6 4.0" adds 3.6.
 set -euo pipefail
@@ -22,8 +25,9 @@ cd "$(dirname "$0")/.."
 # Building OpenSSL 3.5/3.6 (scripts/openssl-build.sh): dpkg-dev, perl,
 # xz-utils, flock (util-linux).
 # rdrand-check's tests (tests/cli/test_check.sh): promtool (prometheus),
-# Debian's python3 (json.tool), systemd-analyze (systemd).
-scripts/deps.sh shellcheck clang-format valgrind binutils \
+# Debian's python3 (json.tool), systemd-analyze (systemd).  The fresh
+# systems: debootstrap (tests/fresh/fresh-debian.sh installs the rest).
+scripts/deps.sh shellcheck clang-format valgrind binutils debootstrap \
     dpkg-dev file lintian mandoc groff-base man-db perl xz-utils util-linux \
     prometheus python3 systemd
 
@@ -73,6 +77,26 @@ for series in ${RDRAND_OPENSSL_SERIES-3.5 4.0}; do
     PKG_CONFIG_PATH=$prefix/lib/pkgconfig \
         RDRAND_EXPECT_OPENSSL_VERSION=${prefix##*/openssl-} \
         suite "$dir" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDRAND_SANITIZE=
+done
+
+# The README's first command in fresh minimal Debian 12 and 13 systems
+# (debootstrap --variant=minbase, cached, unpacked anew), then the .deb
+# built there, installed there and checked (tests/fresh/fresh-debian.sh).
+# A skip (exit 77: not root, no RDRAND, the archive unreachable) is said
+# so, never counted as a pass.  RDRAND_FRESH_RELEASES="" leaves them out.
+for release in ${RDRAND_FRESH_RELEASES-bookworm trixie}; do
+    start=$SECONDS
+    echo "==== fresh $release: the README's commands on a minimal system"
+    rc=0
+    tests/fresh/fresh-debian.sh "$release" || rc=$?
+    case $rc in
+    0) echo "==== fresh $release: passed in $((SECONDS - start)) s" ;;
+    77) echo "==== fresh $release: SKIPPED, NOT RUN (the reason is above)" ;;
+    *)
+        echo "==== fresh $release: FAILED (exit $rc)"
+        exit 1
+        ;;
+    esac
 done
 
 scripts/analyze.sh build-analyze
