@@ -12,7 +12,8 @@
  * simulated-CPU module (rdrand-sim.so) and counts its seed requests; the
  * teardown test watches when libcrypto frees that module's provider
  * context as a process ends (atexit on 3.x, a global destructor or never
- * on 4.0).
+ * on 4.0).  The "first_call" part runs RAND_bytes as a fresh process's
+ * first libcrypto call, where 4.0 has not read [random] yet.
  */
 #include <errno.h>
 #include <pthread.h>
