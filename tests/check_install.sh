@@ -13,9 +13,12 @@
 #                                   proved by the installed tool's counters
 #   check_install.sh package        cpack -G DEB: the two packages for this
 #                                   machine's Debian release (dpkg-deb,
-#                                   lintian), and no package where the
-#                                   tools for its Depends are missing
-#                                   (no root)
+#                                   lintian), the upgrade from the single
+#                                   0.1.0 package (a throwaway dpkg
+#                                   root), and no package where the tools
+#                                   for its Depends are missing or whose
+#                                   rdrand.so the system's libcrypto
+#                                   would not find (no root)
 #   check_install.sh deb            root: both packages, dpkg -i, the
 #                                   installed tool against the installed
 #                                   module, dpkg -r leaves nothing
@@ -267,6 +270,11 @@ if [ "$mode" = package ]; then
     check "  ... Section: libdevel, Source: $pkg, its own synopsis" \
         test "$(devfield Section)/$(devfield Source)" = "libdevel/$pkg" -a \
         "$(devfield Description | head -1)" != "$(field Description | head -1)"
+    # rdrand-provider 0.1.0 (no Debian revision) was one package, header
+    # included: the -dev package takes the header over from it.
+    check "  ... Replaces and Breaks: $pkg (<< 0.1.0-1~), which had the header" \
+        same_list <(printf '%s\n' "$pkg (<< 0.1.0-1~)" "$pkg (<< 0.1.0-1~)") \
+        <(devfield Replaces && devfield Breaks)
     contents() { # contents DEB: its files and links, not its directories
         dpkg-deb --contents "$1" | awk '$1 !~ /^d/ {sub("^./", "", $6); print $6}' |
             sort
@@ -291,6 +299,39 @@ if [ "$mode" = package ]; then
     # TMPDIR keeps its scratch files in $work.
     check "lintian: no error, no warning" \
         out env TMPDIR="$work" lintian --fail-on error,warning "$deb" "$devdeb"
+
+    # The upgrade from the single package: dpkg, in a throwaway root of
+    # its own, with rdrand-provider 0.1.0 as it was (the header in
+    # /usr/include; a stand-in built here), installs both packages, the
+    # -dev one first (dpkg -i *.deb's order), which takes the header over.
+    # --auto-deconfigure, as apt runs dpkg: the -dev package Breaks the
+    # old one, which dpkg then upgrades.  --force-depends: libc6 and
+    # libssl are not in that root.
+    old=$work/old-layout
+    admin=$work/dpkg-root/var/lib/dpkg
+    mkdir -p "$old/DEBIAN" "$old/usr/include" "$admin"
+    cp "$RDRAND_SOURCE_DIR/include/rdrand_provider.h" "$old/usr/include/"
+    printf '%s\n' "Package: $pkg" "Version: 0.1.0" "Architecture: amd64" \
+        "Maintainer: $(field Maintainer)" \
+        "Description: the single package of 0.1.0, header included" \
+        >"$old/DEBIAN/control"
+    : >"$admin/status"
+    dpkg_root() { # dpkg in $work/dpkg-root, root or not, output kept
+        PATH=$PATH:/usr/sbin:/sbin dpkg --root="$work/dpkg-root" \
+            --log=/dev/null --force-not-root --force-depends "$@" \
+            >"$work/out" 2>&1
+    }
+    check "a stand-in $pkg 0.1.0 with the header, in a throwaway dpkg root" \
+        out dpkg-deb --root-owner-group -b "$old" "$work/old.deb"
+    check "  ... installed there" dpkg_root -i "$work/old.deb"
+    check "  ... dpkg --auto-deconfigure -i $devpkg then $pkg over it" \
+        dpkg_root --auto-deconfigure -i "$devdeb" "$deb"
+    check "  ... both at $deb_version, the header now $devpkg's" \
+        same_list <(printf '%s\n' "$pkg $deb_version" "$devpkg $deb_version" \
+            "$devpkg: /usr/include/rdrand_provider.h") \
+        <(dpkg-query --admindir="$admin" -W -f='${Package} ${Version}\n' \
+            "$pkg" "$devpkg" &&
+            dpkg-query --admindir="$admin" -S /usr/include/rdrand_provider.h 2>&1)
 
     # The release CMake reads: cmake/debian/release.cmake on os-release
     # files of other systems.
@@ -371,6 +412,26 @@ if [ "$mode" = package ]; then
     }
     check "  ... where configure found no Debian release: fails, says why" \
         refuses_unknown_release
+    # A package whose rdrand.so is not where the system's libcrypto looks
+    # (a build against a private OpenSSL, whose modulesdir is its own, or
+    # an RDRAND_MODULESDIR elsewhere) would install and never be found:
+    # cpack refuses before it installs anything, so this second build tree
+    # is configured, not built.
+    system_modulesdir=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/ossl-modules
+    other=$work/build
+    refuses_modulesdir() { # refuses_modulesdir DIR: configure with it, cpack
+        cmake -S "$RDRAND_SOURCE_DIR" -B "$other" -DRDRAND_BUILD_TESTS=OFF \
+            -DRDRAND_MODULESDIR="$1" >"$work/out" 2>&1 || return 1
+        ! cpack -G DEB --config "$other/CPackConfig.cmake" \
+            -B "$work/elsewhere" >"$work/out" 2>&1 || return 1
+        tr -s ' \n' '  ' <"$work/out" >"$work/said"
+        grep -q "No .deb: rdrand.so would be installed in $2, not in the system libcrypto's modules directory $system_modulesdir.* build the package against the system's libssl-dev" \
+            "$work/said" && ! compgen -G "$work/elsewhere/*.deb" >/dev/null
+    }
+    check "  ... with -DRDRAND_MODULESDIR=/opt/elsewhere/ossl-modules: fails, says why" \
+        refuses_modulesdir /opt/elsewhere/ossl-modules /opt/elsewhere/ossl-modules
+    check "  ... with a relative lib/ossl-modules (/usr/lib/ossl-modules): fails" \
+        refuses_modulesdir lib/ossl-modules /usr/lib/ossl-modules
     finish
 fi
 
