@@ -8,8 +8,9 @@
 #                                      rdrand-check's verdict "live"
 #   cd build && cpack -G DEB           then apt-get install of the .debs,
 #                                      the module's package has a Depends
-#                                      (dpkg-shlibdeps ran), and the installed
-#                                      rdrand-check on the example config.
+#                                      (dpkg-shlibdeps ran), the installed
+#                                      rdrand-check on the example config,
+#                                      and lintian of that release.
 #
 # Usage: tests/fresh/fresh-debian.sh RELEASE
 #   RDRAND_FRESH_CACHE     cache directory (default
@@ -325,6 +326,13 @@ depends() { # the package holding rdrand.so depends on libc6 at least
 }
 last_log=$work/logs/cpack.log # its CPackDeb lines say why, if not
 check "the package of rdrand.so has Depends (dpkg-shlibdeps ran)" depends
+# lintian of the release the packages are built for: the host's own
+# (tests/check_install.sh) judges only packages built on the host.
+check "lintian $release: no error, no warning" \
+    run_step lintian 600 "${in_root[@]}" 'cd /src/build &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends lintian >/dev/null &&
+        lintian --fail-on error,warning rdrand-provider*_*.deb'
 # Old versions out of the shared package cache (not a check).
 timeout 300 "${in_root[@]}" 'apt-get -qq autoclean' >/dev/null 2>&1 || true
 finish
