@@ -251,6 +251,19 @@ static void check_live(struct check_report *r, struct dynamic *d,
                       "every random request, 3.0-3.6 seed from the OS "
                       "without a word; errors: %s",
                       r->provider, d->errors);
+    /*
+     * Judged by the counters, not by an error's function name: a draw
+     * that failed without asking us for a seed did not fail on RDRAND.
+     */
+    else if (!d->drew && counted && d->seed_delta == 0 && d->failed_delta == 0)
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "drawing random bytes failed and provider %s was never "
+                      "asked for a seed (0 seed requests): the failure is in "
+                      "OpenSSL's DRBG chain as [random] configures it "
+                      "(random, seed, seed_properties), not in RDRAND; "
+                      "errors: %s",
+                      r->provider,
+                      d->errors[0] ? d->errors : "no error recorded");
     else if (!d->drew)
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "drawing random bytes failed: %s",
