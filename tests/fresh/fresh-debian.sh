@@ -19,8 +19,8 @@
 #                          built again (default 7: a week of point and
 #                          security updates is what the chroot's apt
 #                          would otherwise have to make up for; 0: every run)
-# Exit 0 all passed, 1 a step failed, 77 skipped (not root, no RDRAND,
-# the archive not reachable).
+# Exit 0 all passed, 1 a step failed (or the archive cannot be used),
+# 77 skipped (not root, no RDRAND).
 #
 # The base system comes from the archive apt already uses (its deb entry
 # for this machine's release, main component, as apt itself reads
@@ -46,6 +46,14 @@ skip() {
     echo "SKIP: $*"
     exit 77
 }
+# What this machine cannot do is a skip; an archive it cannot use, as
+# root, is a failure: a proxy or network fault must not turn the test
+# command green (RDRAND_FRESH_RELEASES="" leaves these tests out).
+cannot() {
+    echo "fresh: $*" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+}
 [ "$(id -u)" -eq 0 ] || skip "debootstrap and chroot need root"
 grep -qw rdrand /proc/cpuinfo || skip "this CPU has no RDRAND"
 if [ -z "${RDRAND_FRESH_NAMESPACE:-}" ] \
@@ -60,7 +68,7 @@ fi
 # suite "<ours>" gives the archive, "<ours>-updates" and "<ours>-security"
 # the chroot's matching suites.
 ours=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-[ -n "$ours" ] || skip "no VERSION_CODENAME in /etc/os-release: cannot tell which apt entry is the Debian archive"
+[ -n "$ours" ] || cannot "no VERSION_CODENAME in /etc/os-release: cannot tell which apt entry is the Debian archive"
 declare -A uri=()
 # shellcheck disable=SC2016 # $(...) are apt's fields, not the shell's
 fields='$(TARGET_OF) $(REPO_URI) $(RELEASE) $(COMPONENT)'
@@ -73,16 +81,15 @@ while read -r type repo suite component; do
     esac
 done < <(apt-get indextargets --no-release-info --format "$fields" \
     'Created-By: Packages')
-[ -n "${uri[main]:-}" ] || skip "no apt entry for Debian $ours main on this machine: no archive to debootstrap from"
+[ -n "${uri[main]:-}" ] || cannot "no apt entry for Debian $ours main on this machine: no archive to debootstrap from"
 # Reachable, and has RELEASE? (apt's own downloader, with its proxy.)
 probe=${uri[main]%/}/dists/$release/InRelease
 got=$(mktemp)
 if ! out=$(/usr/lib/apt/apt-helper download-file "$probe" "$got" 2>&1); then
     rm -f "$got"
     out=$(grep -m 1 '^E: Failed to fetch' <<<"$out" || echo "$out")
-    [[ $out == *" 404 "* ]] || skip "cannot reach the archive: $out"
-    echo "fresh: the archive has no $release: $out" >&2
-    exit 1
+    [[ $out == *" 404 "* ]] || cannot "cannot reach the archive: $out"
+    cannot "the archive has no $release: $out"
 fi
 rm -f "$got"
 # This machine's proxy and Release validity settings, for the chroot's apt
@@ -314,18 +321,20 @@ check "installed: rdrand-check -c .../examples/rdrand.cnf: exit 0" \
     run_step installed 120 "${in_root[@]}" 'unset OPENSSL_MODULES OPENSSL_CONF
         /usr/bin/rdrand-check -c /usr/share/doc/rdrand-provider/examples/rdrand.cnf'
 [ "$failed" -gt 0 ] || show "$work/logs/installed.log"
-depends() { # the package holding rdrand.so depends on libc6 at least
+depends() { # the package holding rdrand.so depends on libc6 and libssl3*
     local d dep found=1
     for d in "${debs[@]}"; do
         dpkg-deb -c "$d" | grep '/rdrand\.so$' >/dev/null || continue
         dep=$(dpkg-deb -f "$d" Depends)
         echo "# ${d##*/}: Depends: $dep"
-        [[ $dep == *libc6* ]] && found=0
+        # dpkg-shlibdeps names the libcrypto it linked: bookworm's
+        # libssl3, trixie's libssl3t64.
+        [[ $dep == *libc6* && $dep =~ libssl3(t64)?\  ]] && found=0
     done
     return "$found"
 }
 last_log=$work/logs/cpack.log # its CPackDeb lines say why, if not
-check "the package of rdrand.so has Depends (dpkg-shlibdeps ran)" depends
+check "the package of rdrand.so depends on libc6 and libssl3 (dpkg-shlibdeps ran)" depends
 # lintian of the release the packages are built for: the host's own
 # (tests/check_install.sh) judges only packages built on the host.
 check "lintian $release: no error, no warning" \
