@@ -82,8 +82,8 @@ done
 # The README's first command in fresh minimal Debian 12 and 13 systems
 # (debootstrap --variant=minbase, cached, unpacked anew), then the .deb
 # built there, installed there and checked (tests/fresh/fresh-debian.sh).
-# A skip (exit 77: not root, no RDRAND) is said
-# so, never counted as a pass.  RDRAND_FRESH_RELEASES="" leaves them out.
+# A skip (exit 77: not root, no RDRAND) is said so, never counted as a
+# pass.  RDRAND_FRESH_RELEASES="" leaves them out.
 for release in ${RDRAND_FRESH_RELEASES-bookworm trixie}; do
     start=$SECONDS
     echo "==== fresh $release: the README's commands on a minimal system"
