@@ -95,5 +95,21 @@
  * meet.
  */
 #define RDRAND_PARAM_HEALTH_STATE "health-state"
+/*
+ * UTF8 pointer: the process's verdict, the same in every instance:
+ * "ok" (no trip), "intermittent" (trips, each answered by a recovery
+ * that passed) or "permanent" (a trip again within 2^20 words of the
+ * last, a failed recovery, or any trip under CoCo rules: no request is
+ * served again in this process).
+ */
+#define RDRAND_PARAM_HEALTH_VERDICT "health-verdict"
+/* uint64: faults the process has met (CF=0 and health-test trips). */
+#define RDRAND_PARAM_HEALTH_TRIPS "health-trips"
+/*
+ * int: 1 when CoCo rules bind the process (a confidential guest was
+ * detected, or an instance set coco = require), in every instance,
+ * whatever this one's section says.
+ */
+#define RDRAND_PARAM_COCO_ENFORCED "coco-enforced"
 
 #endif

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "coco_policy.h"
 
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
@@ -13,41 +12,17 @@
 #include "draw.h"
 #include "errors.h"
 #include "source.h"
-
-/*
- * The verdict of the check at load is the process's, not one provider
- * instance's: once it has failed, every later load of this module in the
- * process (another OSSL_PROVIDER_load, another library context) fails the
- * same way, without drawing again, as the kernel does not retry either.
- * The module stays mapped (-z nodelete), so this outlives an unload.
- * There is no way to reset it: a test that needs several verdicts forks.
- */
-static _Atomic int rdrand_coco_failed_reason;
-
-/*
- * The same verdict for a fault after load: in a guest, a fault met by
- * any instance fails every instance, the ones already loaded (each
- * request loads the verdict, rdrand_source_fill) and later ones (their
- * check at load reads it).  The first reason is kept.
- */
-void rdrand_coco_fail(int reason)
-{
-    int expected = RDRAND_R_OK;
-
-    atomic_compare_exchange_strong(&rdrand_coco_failed_reason, &expected,
-                                   reason);
-}
-
-int rdrand_coco_verdict(void)
-{
-    return atomic_load(&rdrand_coco_failed_reason);
-}
+#include "verdict.h"
 
 int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
                            size_t scratch_len)
 {
     size_t len = prov->config.coco_seed_bits / 8;
-    int reason = rdrand_coco_verdict();
+    /*
+     * The process's verdict, whichever instance met it, at load or after:
+     * no draw again (the kernel does not retry either).
+     */
+    int reason = rdrand_verdict_reason();
 
     if (reason != RDRAND_R_OK)
         return reason; /* the caller latches it with its CoCo reason */
@@ -64,10 +39,8 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
         if (reason == RDRAND_R_OK)
             prov->coco_seed_bits = prov->config.coco_seed_bits;
         else
-            rdrand_source_fault(prov, reason, NULL);
+            rdrand_source_fault(prov, reason, NULL); /* permanent here */
     }
-    if (reason != RDRAND_R_OK)
-        rdrand_coco_fail(reason);
     return reason;
 }
 
@@ -93,10 +66,20 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
 
     rdrand_coco_gather(&inputs);
     rdrand_coco_detect(&inputs, &prov->coco);
+    /*
+     * Once any instance enforces the rules (a guest, or coco = require:
+     * a SEV guest's host can hide it), they are the process's: every
+     * later load is checked too, whatever its own section says, and a
+     * trip anywhere, before or after, is the process's verdict
+     * (verdict.c).  Otherwise an OSSL_PROVIDER_load from code, or a new
+     * library context, would serve from the RDRAND that just failed.
+     */
     if (prov->coco.platform == RDRAND_COCO_NONE
-        && prov->config.coco != RDRAND_COCO_REQUIRE)
+        && prov->config.coco != RDRAND_COCO_REQUIRE
+        && !(rdrand_verdict_load() & RDRAND_VERDICT_ENFORCED))
         return 1;
     prov->coco_enforced = 1;
+    rdrand_verdict_enforce();
     reason = rdrand_coco_seed_check(prov, scratch, sizeof(scratch));
     if (reason == RDRAND_R_OK)
         return 1;
@@ -106,9 +89,12 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     coco_reason = reason == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
                                                : RDRAND_R_COCO_SEED_FAILED;
     rdrand_source_latch_coco(prov, coco_reason);
-    platform = prov->coco.platform == RDRAND_COCO_NONE
+    platform = prov->coco.platform != RDRAND_COCO_NONE
+                   ? rdrand_coco_platform_name(prov->coco.platform)
+               : prov->config.coco == RDRAND_COCO_REQUIRE
                    ? "none detected, coco = require"
-                   : rdrand_coco_platform_name(prov->coco.platform);
+                   : "none detected, CoCo rules set by an earlier instance "
+                     "in this process";
     cause = reason == RDRAND_R_NO_RDRAND ? "CPUID reports no RDRAND"
                                          : rdrand_reason_text(reason);
     if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED) {

@@ -21,11 +21,4 @@ int rdrand_coco_init_check(struct rdrand_prov *prov);
 int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
                            size_t scratch_len);
 
-/*
- * The process's CoCo verdict: a fault in a guest (at load or after) sets
- * it once, for good; RDRAND_R_OK until then.
- */
-void rdrand_coco_fail(int reason);
-int rdrand_coco_verdict(void);
-
 #endif

@@ -67,6 +67,12 @@ static const OSSL_ITEM rdrand_reasons[] = {
      "conditioning = reduce512 needs AES-NI (CPUID leaf 1 ECX bit 25), "
      "which this CPU does not report; set conditioning = none or run on a "
      "CPU with AES-NI"},
+    {RDRAND_R_RECOVERY_FAILED,
+     "RDRAND failed its recovery after a health-test trip: over the 8192 "
+     "words drawn to recover, a bit position or a byte value was too "
+     "frequent, so the defect persists; this process will not use RDRAND "
+     "again: restart it after checking the CPU, its microcode and "
+     "firmware"},
     {0, NULL}};
 
 const OSSL_ITEM *rdrand_reason_strings(void)

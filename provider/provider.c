@@ -23,6 +23,7 @@
 #include "prov.h"
 #include "rand.h"
 #include "source.h"
+#include "verdict.h"
 
 #ifndef RDRAND_PROVIDER_VERSION
 #define RDRAND_PROVIDER_VERSION "0.0.0"
@@ -65,6 +66,9 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_uint64(RDRAND_PARAM_COCO_SEED_BITS, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_HEALTH_FAILURES, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_HEALTH_STATE, NULL, 0),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_HEALTH_VERDICT, NULL, 0),
+        OSSL_PARAM_uint64(RDRAND_PARAM_HEALTH_TRIPS, NULL),
+        OSSL_PARAM_int(RDRAND_PARAM_COCO_ENFORCED, NULL),
         OSSL_PARAM_END};
 
     (void)provctx;
@@ -115,6 +119,7 @@ static void rdrand_read_cpu_vendor(struct rdrand_prov *prov)
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
 {
     struct rdrand_prov *prov = provctx;
+    uint64_t verdict = rdrand_verdict_load();
     /* The text parameters whose values cost nothing to name up front. */
     const char *const texts[][2] = {
         {OSSL_PROV_PARAM_NAME,
@@ -126,6 +131,7 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         {RDRAND_PARAM_COCO_PLATFORM,
          rdrand_coco_platform_name(prov->coco.platform)},
         {RDRAND_PARAM_COCO_SIGNAL, prov->coco.signal},
+        {RDRAND_PARAM_HEALTH_VERDICT, rdrand_verdict_text(verdict)},
     };
     OSSL_PARAM *p;
     size_t i;
@@ -150,6 +156,13 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SEED_BITS)) != NULL
         && !rdrand_param_set_uint64(p, prov->coco_seed_bits))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_HEALTH_TRIPS)) != NULL
+        && !rdrand_param_set_uint64(p, RDRAND_VERDICT_TRIPS(verdict)))
+        goto bad;
+    if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_ENFORCED)) != NULL
+        && !OSSL_PARAM_set_int(p, (verdict & RDRAND_VERDICT_ENFORCED) != 0
+                                      || prov->coco_enforced))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_HEALTH_STATE)) != NULL
         && !OSSL_PARAM_set_utf8_ptr(p, rdrand_source_state_text(prov)))
@@ -255,7 +268,8 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     prov->coco.signal = "none";
     prov->rdrand_available = rdrand_hw_leaf1_ecx(30);
     rdrand_read_cpu_vendor(prov);
-    if (prov->rdrand_available
+    /* After a permanent verdict nothing is drawn again, not even here. */
+    if (prov->rdrand_available && rdrand_verdict_reason() == RDRAND_R_OK
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
         rdrand_source_fault(prov, reason, NULL);
     if (!rdrand_coco_init_check(prov)) {

@@ -12,7 +12,9 @@
 #include "counters.h"
 #include "draw.h"
 #include "errors.h"
+#include "recovery.h"
 #include "samples.h"
+#include "verdict.h"
 
 /*
  * The continuous tests must see the stream this process draws, not one
@@ -29,29 +31,8 @@
  */
 static _Thread_local struct rdrand_health rdrand_thread_health;
 
-/*
- * What the thread has answered of the process's trips (below), and
- * whether its state is registered for the wipe at thread exit.
- */
-static _Thread_local uint64_t rdrand_thread_trips;
+/* Whether the thread's state is registered for the wipe at thread exit. */
 static _Thread_local int rdrand_thread_wiped_at_exit;
-
-/*
- * Every fault anywhere in the process (a health-test trip, CF=0) is a
- * fact about the CPU, not about the provider instance or the thread that
- * met it.  So it is counted here, process-wide: the low 32 bits count
- * every fault, the high 32 those of the windowed tests (adaptive
- * proportion, bit proportion).  A request whose thread has not answered
- * the current count (one relaxed load per request) first recovers:
- * the self-test, and after a windowed trip also a whole fresh window of
- * undelivered words through the thread's tests.  So a fault met by one
- * instance makes every instance on every thread test before it serves
- * again, and a defect only the 512-word tests see cannot be served
- * between their windows: each recovery judges a whole window of its own.
- */
-static _Atomic uint64_t rdrand_trips;
-
-#define RDRAND_TRIP_WINDOWED ((uint64_t)1 << 32)
 
 /*
  * The thread's state at thread exit: wiped by a thread-local key's
@@ -95,8 +76,7 @@ struct rdrand_health *rdrand_source_health(void)
 void rdrand_source_forget(void)
 {
     rdrand_health_init(&rdrand_thread_health);
-    atomic_store(&rdrand_trips, 0);
-    rdrand_thread_trips = 0;
+    rdrand_verdict_forget();
     rdrand_samples_forget();
 }
 
@@ -120,44 +100,15 @@ int rdrand_source_selftest(void)
 }
 
 /*
- * After a windowed trip: judge words (never delivered) through the
- * thread's tests until a whole window of undelivered words has been
- * judged.  fresh: the current window holds no delivered word (it opened
- * at the thread's trip, or the thread had drawn nothing).  On the thread
- * that tripped that window is finished (448 words after the self-test's
- * 64); elsewhere the current window is finished and one whole one after
- * it judged (at most 1023 words).  A persistent defect of the kind these
- * tests see fails it as it failed the window that tripped, so it stays
- * latched; a transient has passed.
+ * After a trip (anywhere in the process): the self-test, then the long
+ * sample of recovery.c, all undelivered.
  */
-static int rdrand_source_window(int fresh)
+static int rdrand_source_recover(void)
 {
-    struct rdrand_health *h = &rdrand_thread_health;
-    uint64_t word = 0;
-    int reason = RDRAND_R_OK;
-
-    for (size_t n = 0; reason == RDRAND_R_OK; n++) {
-        if (rdrand_health_opens_window(h)) {
-            if (fresh && n > 0)
-                break;
-            fresh = 1;
-        }
-        reason = rdrand_draw(NULL, (unsigned char *)&word, sizeof(word));
-        if (reason == RDRAND_R_OK)
-            reason = rdrand_health_check_word(h, word);
-    }
-    OPENSSL_cleanse(&word, sizeof(word));
-    return reason;
-}
-
-/* The self-test, and after a windowed trip the window. */
-static int rdrand_source_recover(int windowed)
-{
-    int fresh = rdrand_health_opens_window(&rdrand_thread_health);
     int reason = rdrand_source_selftest();
 
-    if (reason == RDRAND_R_OK && windowed)
-        reason = rdrand_source_window(fresh);
+    if (reason == RDRAND_R_OK)
+        reason = rdrand_recovery_windows(&rdrand_thread_health);
     return reason;
 }
 
@@ -167,7 +118,8 @@ static int rdrand_is_health_reason(int reason)
            || reason == RDRAND_R_REPEATED_WORD || reason == RDRAND_R_SHORT_CYCLE
            || reason == RDRAND_R_STUCK_BIT || reason == RDRAND_R_BIASED_BIT
            || reason == RDRAND_R_ADAPTIVE_PROPORTION
-           || reason == RDRAND_R_SELFTEST_FAILED;
+           || reason == RDRAND_R_SELFTEST_FAILED
+           || reason == RDRAND_R_RECOVERY_FAILED;
 }
 
 #define RDRAND_FAULT_REASON(state) ((int)((state)&0xffffffffu))
@@ -191,9 +143,7 @@ int rdrand_source_latched(const struct rdrand_prov *prov)
 {
     int latched = RDRAND_FAULT_REASON(atomic_load(&prov->fault_state));
 
-    if (latched == RDRAND_R_OK && prov->coco_enforced)
-        latched = rdrand_coco_verdict(); /* another instance's fault */
-    return latched;
+    return latched != RDRAND_R_OK ? latched : rdrand_verdict_reason();
 }
 
 void rdrand_source_latch_coco(struct rdrand_prov *prov, int coco_reason)
@@ -203,62 +153,78 @@ void rdrand_source_latch_coco(struct rdrand_prov *prov, int coco_reason)
 
 void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
 {
-    int windowed =
-        reason == RDRAND_R_ADAPTIVE_PROPORTION || reason == RDRAND_R_BIASED_BIT;
+    int permanent;
 
     /* The first fault is the one worth reporting: it is kept. */
     rdrand_source_latch(prov, reason, 0);
-    atomic_fetch_add(&rdrand_trips, windowed ? RDRAND_TRIP_WINDOWED + 1 : 1);
-    if (prov->coco_enforced)
-        rdrand_coco_fail(reason);
+    permanent = rdrand_verdict_trip(reason);
     if (rdrand_is_health_reason(reason))
         rdrand_counter_add(RDRAND_CTR_HEALTH_FAILURES, 1);
     if (what != NULL)
-        RDRAND_RAISE(prov, reason, "%s", what);
+        RDRAND_RAISE(prov, reason, "%s%s", what,
+                     permanent ? "; the process's verdict on RDRAND is now "
+                                 "permanent (health-verdict): no request "
+                                 "is served again in this process"
+                               : "");
     rdrand_warn_once(prov, reason);
 }
 
+/* Why a permanent verdict fails this request, for the error queue. */
+static void rdrand_source_refuse(const struct rdrand_prov *prov, uint64_t v,
+                                 int latched, const char *request, size_t len)
+{
+    if (prov->coco_cause != RDRAND_R_OK || (v & RDRAND_VERDICT_ENFORCED))
+        RDRAND_RAISE(prov, latched,
+                     "latched in a confidential guest (%s%s)%s%s: restart "
+                     "the process on working hardware",
+                     rdrand_coco_platform_name(prov->coco.platform),
+                     prov->coco_enforced ? ""
+                                         : "; CoCo rules set by another "
+                                           "instance in this process",
+                     prov->coco_cause ? " since: " : "",
+                     prov->coco_cause ? rdrand_reason_text(prov->coco_cause)
+                                      : "");
+    else
+        RDRAND_RAISE(prov, latched,
+                     "%s of %zu bytes failed: RDRAND tripped the health "
+                     "tests again within %llu words of an earlier trip, or "
+                     "failed its recovery; the process will not use it "
+                     "again: restart it after checking the CPU, microcode "
+                     "and firmware",
+                     request, len,
+                     (unsigned long long)RDRAND_VERDICT_HORIZON_WORDS);
+}
+
 /*
- * Recovery policy.  Outside a confidential guest a fault is latched until
- * a later request finds the hardware healthy again: that request first
- * runs the full startup self-test (and after a windowed trip a whole
- * window, rdrand_source_window) and proceeds only if it passes.  A
- * thread's first request runs the self-test too, and so does every
- * thread's next request after a fault anywhere in the process
- * (rdrand_trips): a fault latches this instance, and makes every other
- * one on every thread test before serving again.  Why not latch every
- * instance outright: the recovery is what would clear it, and it runs on
- * every thread anyway; status stays per instance.  The test state is not
- * reset by a fault: a failing APT window or bit run starts over (one
- * defect, one failure), the history goes on.
- *
- * Inside a confidential guest (coco_enforced) the first fault of any
- * instance is the process's verdict (coco_policy.c): every enforced
- * instance, loaded before or after it, fails every request from then on,
- * as the kernel would have panicked instead.  One atomic load per
- * request.
+ * Recovery policy (the verdict itself is verdict.c's).  A fault latches
+ * the instance that met it and counts a trip for the process.  Before a
+ * request is served after a trip that no passed recovery has answered
+ * yet, it recovers: the self-test and the long sample (recovery.c),
+ * none of it delivered; it proceeds only if they pass.  A thread's first
+ * request runs the self-test.  A second trip soon after the first, which
+ * is what a failed recovery is, makes the verdict permanent, and then no
+ * instance on any thread serves again: one relaxed load per request
+ * tells (the same load gives the trip count).  Under CoCo rules the
+ * first fault is permanent.  The test state is not reset by a fault: a
+ * failing APT window or bit run starts over (one defect, one failure),
+ * the history goes on.
  */
 int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
                        const char *request)
 {
     uint64_t state = atomic_load(&prov->fault_state);
-    uint64_t trips = atomic_load_explicit(&rdrand_trips, memory_order_relaxed);
+    uint64_t v = rdrand_verdict_load();
     int latched = RDRAND_FAULT_REASON(state);
     int reason = RDRAND_R_OK;
     char what[96];
 
     if (rdrand_config_refuses(prov, request, len))
         return 0; /* before anything a recovery could clear */
-    if (latched == RDRAND_R_OK && prov->coco_enforced)
-        latched = rdrand_coco_verdict();
-    if (latched != RDRAND_R_OK && prov->coco_enforced) {
-        RDRAND_RAISE(prov, latched,
-                     "latched in a confidential guest (%s)%s%s: restart the "
-                     "process on working hardware",
-                     rdrand_coco_platform_name(prov->coco.platform),
-                     prov->coco_cause ? " since: " : "",
-                     prov->coco_cause ? rdrand_reason_text(prov->coco_cause)
-                                      : "");
+    if ((v & RDRAND_VERDICT_PERMANENT)
+        || (latched != RDRAND_R_OK && prov->coco_cause != RDRAND_R_OK)) {
+        rdrand_source_refuse(
+            prov, v, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason(),
+            request, len);
         return 0;
     }
     if (!prov->rdrand_available) {
@@ -267,15 +233,14 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
         return 0;
     }
     if (latched != RDRAND_R_OK || !rdrand_thread_health.warm
-        || trips != rdrand_thread_trips) {
-        int windowed = trips >> 32 != rdrand_thread_trips >> 32
-                       || latched == RDRAND_R_ADAPTIVE_PROPORTION
-                       || latched == RDRAND_R_BIASED_BIT;
-
-        reason = rdrand_source_recover(windowed);
-        if (reason == RDRAND_R_OK)
-            rdrand_thread_trips = trips; /* a later fault is not answered */
-        /* Clear only if no fault came while the self-test ran. */
+        || rdrand_verdict_unanswered(v)) {
+        if (rdrand_verdict_unanswered(v)) {
+            if ((reason = rdrand_source_recover()) == RDRAND_R_OK)
+                rdrand_verdict_answer(v); /* a later trip is not answered */
+        } else {
+            reason = rdrand_source_selftest();
+        }
+        /* Clear only if no fault came while the recovery ran. */
         if (reason == RDRAND_R_OK && latched != RDRAND_R_OK
             && !atomic_compare_exchange_strong(&prov->fault_state, &state,
                                                state >> 32 << 32)

@@ -26,12 +26,14 @@
 #include <cmocka.h>
 
 #include <openssl/evp.h>
+#include <openssl/params.h>
 #include <openssl/provider.h>
 
 #include "rdrand_provider.h"
 
 #include "fake_core.h"
 #include "health.h"
+#include "recovery.h"
 #include "sim.h"
 #include "source.h"
 
@@ -179,8 +181,71 @@ static void test_biased_bit_stays_latched(void **state)
     session_down(&s);
 }
 
-/* One window's worth of the bias, then good words for good. */
-#define TRANSIENT_END (SELFTEST + 2 * WINDOW)
+/*
+ * The review's weaker biases after 20,000 clean words: bit 40 takes one
+ * value in 70, 68 or 65 % of the words (the 512-word test trips in 94,
+ * 69, 18 % of windows).  Before, a recovery that passed by chance served
+ * again: 36,720 to 502,664 bytes after the first trip.  Now the first
+ * trip's recovery judges 8192 words as a whole and fails, which makes
+ * the verdict permanent: nothing after the first trip.
+ */
+#define CLEAN_WORDS 20000
+static unsigned int bias_percent;
+
+static uint64_t clean_then_weak_bias(size_t i)
+{
+    uint64_t w = good_word(25, i), bit = (uint64_t)1 << 40;
+
+    if (i < CLEAN_WORDS)
+        return w;
+    return good_word(26, i) % 100 < bias_percent ? w & ~bit : w | bit;
+}
+
+static void test_weak_bias_nothing_after_trip(void **state)
+{
+    static const unsigned int percents[] = {70, 68, 65};
+    unsigned char buf[48];
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(percents) / sizeof(percents[0]); k++) {
+        struct session s;
+        int first_fail = -1, served_after = 0, requests_after = 0;
+        OSSL_PARAM params[2];
+        const char *verdict = NULL;
+
+        bias_percent = percents[k];
+        sim_words("", CLEAN_WORDS + 60000, clean_then_weak_bias);
+        assert_int_equal(session_up(&s), 1);
+        while (requests_after < 200 && rdrand_sim_executions() < 79000) {
+            int ok = request(&s, buf, sizeof(buf));
+
+            if (!ok && first_fail < 0)
+                first_fail = (int)rdrand_sim_executions();
+            else if (first_fail >= 0) {
+                requests_after++;
+                served_after += ok;
+            }
+        }
+        print_message("bias %u %%: first trip at word %d, then %d of %d "
+                      "requests served\n",
+                      bias_percent, first_fail, served_after, requests_after);
+        assert_true(first_fail > CLEAN_WORDS);
+        assert_int_equal(requests_after, 200);
+        assert_int_equal(served_after, 0);
+        params[0] = OSSL_PARAM_construct_utf8_ptr(RDRAND_PARAM_HEALTH_VERDICT,
+                                                  (char **)&verdict, 0);
+        params[1] = OSSL_PARAM_construct_end();
+        assert_int_equal(OSSL_PROVIDER_get_params(s.prov, params), 1);
+        assert_string_equal(verdict, "permanent");
+        session_down(&s);
+    }
+}
+
+/*
+ * The bias in the trip's window only (it ends with the window's last
+ * word), then good words for good: the recovery sees none of it.
+ */
+#define TRANSIENT_END (WINDOW + 1)
 
 static uint64_t transient_bias(size_t i)
 {
@@ -190,9 +255,9 @@ static uint64_t transient_bias(size_t i)
 
 /*
  * A transient bias clears: service resumes, but only from words drawn
- * after it ended; the recovery after the trip judged a whole window of
- * undelivered words.  Today's code served biased words right after the
- * trip (its recovery is a 64-word self-test).
+ * after it ended, and after a recovery of 16 whole windows of
+ * undelivered words.  (A bias still there at the recovery fails it, and
+ * that is permanent: test_biased_bit_stays_latched.)
  */
 static void test_transient_bias_clears(void **state)
 {
@@ -201,7 +266,7 @@ static void test_transient_bias_clears(void **state)
     int first_fail = -1, served_after = 0;
 
     (void)state;
-    sim_words("", 8 * WINDOW, transient_bias);
+    sim_words("", 24 * WINDOW, transient_bias);
     assert_int_equal(session_up(&s), 1);
     for (int i = 0; i < 200 && served_after < 10; i++) {
         uint64_t before = rdrand_sim_executions();
@@ -217,9 +282,9 @@ static void test_transient_bias_clears(void **state)
             assert_int_equal(rdrand_sim_executions(), WINDOW + 1);
         } else if (first_fail >= 0 && ok) {
             if (served_after++ == 0) {
-                /* the recovery before it drew a self-test and a window */
+                /* the recovery before it drew a self-test and 16 windows */
                 assert_true(rdrand_sim_executions() - before
-                            >= SELFTEST + WINDOW - SELFTEST + 6);
+                            >= SELFTEST + RDRAND_RECOVERY_WINDOWS * WINDOW + 6);
                 /* and what it served came after the bias */
                 assert_true(rdrand_sim_executions() - 6 >= TRANSIENT_END);
             }
@@ -345,12 +410,14 @@ static void test_coco_fault_fails_every_libctx(void **state)
     fake_in_child(coco_fault_scenario, NULL);
 }
 
-/* ---- 5: a trip makes every instance self-test ---- */
+/* ---- 5: a trip makes every instance recover ---- */
 
 /*
  * CF=0 in one library context; another one on the same thread must run
- * a self-test before it serves (64 words more than the request's 7).
- * Today it served at once: 7 words.
+ * the recovery before it serves: the self-test, the rest of the open
+ * window (194 words judged: two self-tests, the request's reference and
+ * the word after it, then the recovery's self-test), 16 windows, and a
+ * reference before the request's 6 words.
  */
 static void test_fault_makes_other_libctx_selftest(void **state)
 {
@@ -369,7 +436,9 @@ static void test_fault_makes_other_libctx_selftest(void **state)
     assert_int_equal(request(&one, buf, sizeof(buf)), 0);
     assert_int_equal(rdrand_sim_executions(), 2 * SELFTEST + 3);
     assert_int_equal(request(&two, buf, sizeof(buf)), 1);
-    assert_int_equal(rdrand_sim_executions(), 2 * SELFTEST + 3 + SELFTEST + 6);
+    assert_int_equal(rdrand_sim_executions(),
+                     2 * SELFTEST + 3 + SELFTEST + (WINDOW - (3 * SELFTEST + 2))
+                         + RDRAND_RECOVERY_WINDOWS * WINDOW + 1 + 6);
     session_down(&two);
     session_down(&one);
 }
@@ -468,6 +537,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_biased_bit_stays_latched),
+        cmocka_unit_test(test_weak_bias_nothing_after_trip),
         cmocka_unit_test(test_transient_bias_clears),
         cmocka_unit_test(test_cycle_across_threads),
         cmocka_unit_test(test_coco_fault_fails_every_libctx),

@@ -31,6 +31,7 @@
 #include "fake_core.h"
 #include "health.h"
 #include "rand.h"
+#include "recovery.h"
 #include "sim.h"
 
 OSSL_provider_init_fn OSSL_provider_init;
@@ -39,6 +40,8 @@ OSSL_provider_init_fn OSSL_provider_init;
 #define COCO_INIT_WORDS (SELFTEST + 256 / 64) /* self-test + coco seed */
 #define MAX_WORDS 256
 #define FAILED_CLOSED "bytes failed closed: nothing was delivered"
+/* What a request meets once the process's verdict is permanent. */
+#define PERMANENT "the process will not use it again"
 #define COCO_LATCHED                                                           \
     "latched in a confidential guest (tdx): restart the process on "           \
     "working hardware"
@@ -259,8 +262,9 @@ static void request_fails(const struct fixture *f, enum kind kind, size_t len,
     }
     assert_int_equal(fake_error_count, 1);
     assert_int_equal(fake_last_reason(), e->reason);
-    if (strcmp(e->message, FAILED_CLOSED) == 0) /* "<request> of <n> ..." */
-        assert_non_null(strstr(fake_last_message(), FAILED_CLOSED));
+    if (strcmp(e->message, FAILED_CLOSED) == 0 /* "<request> of <n> ..." */
+        || strcmp(e->message, PERMANENT) == 0)
+        assert_non_null(strstr(fake_last_message(), e->message));
     else
         assert_string_equal(fake_last_message(), e->message);
 
@@ -379,7 +383,16 @@ static void test_init_selftest_failure(void **state)
         assert_latched(&f, cases[i].reason);
 
         if (cases[i].recovers) {
-            request_ok(&f, SEED, 48, SELFTEST + 6, NULL);
+            /*
+             * The recovery: the self-test, the rest of the window it
+             * leaves open (no word was judged at load), 16 windows; then
+             * the request opens a window with a reference word.
+             */
+            request_ok(&f, SEED, 48,
+                       SELFTEST + (RDRAND_APT_WINDOW - SELFTEST)
+                           + RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW + 1
+                           + 6,
+                       NULL);
             assert_healthy(&f);
         } else {
             /* The same fault again, found by the self-test: no draw. */
@@ -390,9 +403,13 @@ static void test_init_selftest_failure(void **state)
                                           0,
                                           FAILED_CLOSED};
 
+            /* A second trip so soon: permanent, no draw after it. */
+            const struct fail_expect p = {cases[i].reason, 0, 0, 0, 0,
+                                          PERMANENT};
+
             request_fails(&f, SEED, 48, &e);
             assert_latched(&f, cases[i].reason);
-            request_fails(&f, GENERATE, 48, &e);
+            request_fails(&f, GENERATE, 48, &p);
             assert_latched(&f, cases[i].reason);
         }
         fixture_down(&f);
@@ -547,13 +564,19 @@ static void stuck_then_good_script(struct script *s, size_t init_words)
     script_good(s, 3, 57 + SELFTEST + 12);
 }
 
-static void test_stuck_mid_request_recovers(void **state)
+/*
+ * A fault, then a recovery that fails on the same defect: two trips
+ * within the horizon, so the verdict is permanent, and nothing is drawn
+ * or served again, even though the words are good again.
+ */
+static void test_stuck_mid_request_is_permanent(void **state)
 {
     const struct fail_expect first = {RDRAND_R_REPEATED_WORD, 6, 0, 1, 1,
                                       FAILED_CLOSED};
     const struct fail_expect second = {
         RDRAND_R_REPEATED_WORD, SELFTEST, 0, 1, 0, FAILED_CLOSED};
-    uint64_t expect[6];
+    const struct fail_expect after = {
+        RDRAND_R_REPEATED_WORD, 0, 0, 0, 0, PERMANENT};
     struct fixture f;
     struct script s = {0};
 
@@ -564,28 +587,19 @@ static void test_stuck_mid_request_recovers(void **state)
 
     request_fails(&f, GENERATE, 48, &first);
     assert_latched(&f, RDRAND_R_REPEATED_WORD);
+    assert_string_equal(
+        fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
+        "intermittent");
     request_fails(&f, SEED, 48, &second);
     assert_latched(&f, RDRAND_R_REPEATED_WORD);
-
-    /*
-     * The hardware is good again, but nothing has asked: the latch holds
-     * (reading parameters never runs the self-test).
-     */
+    assert_string_equal(
+        fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
+        "permanent");
     assert_int_equal(rdrand_sim_executions(), SELFTEST + 6 + SELFTEST);
-    assert_latched(&f, RDRAND_R_REPEATED_WORD);
 
-    /*
-     * The next request: self-test on good words 57..120 (0..56 went to
-     * request 2's), then words 121..126; the next one 127..132.
-     */
-    for (int i = 0; i < 6; i++)
-        expect[i] = good_word(3, 57 + SELFTEST + i);
-    request_ok(&f, GENERATE, 48, SELFTEST + 6, expect);
-    assert_healthy(&f);
-    for (int i = 0; i < 6; i++)
-        expect[i] = good_word(3, 57 + SELFTEST + 6 + i);
-    request_ok(&f, SEED, 48, 6, expect);
-    assert_healthy(&f);
+    request_fails(&f, GENERATE, 48, &after);
+    request_fails(&f, SEED, 48, &after);
+    assert_latched(&f, RDRAND_R_REPEATED_WORD);
     fixture_down(&f);
 }
 
@@ -740,8 +754,11 @@ static void coco_verdict_scenario(void *arg)
                      1);
     assert_null(OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME));
     OSSL_LIB_CTX_free(libctx);
-    /* Only the self-tests of the later loads drew: no CoCo draw again. */
-    assert_int_equal(rdrand_sim_executions(), 3 * SELFTEST);
+    /*
+     * Nothing drew: the verdict is permanent, so neither the later
+     * loads' self-tests nor a CoCo draw ran again.
+     */
+    assert_int_equal(rdrand_sim_executions(), 0);
 }
 
 static void test_coco_verdict_is_process_wide(void **state)
@@ -838,7 +855,7 @@ int main(void)
         cmocka_unit_test(test_init_selftest_failure),
         cmocka_unit_test(test_continuous_after_clean_start),
         cmocka_unit_test(test_cf0_every_position),
-        cmocka_unit_test(test_stuck_mid_request_recovers),
+        cmocka_unit_test(test_stuck_mid_request_is_permanent),
         cmocka_unit_test(test_first_fault_is_kept),
         cmocka_unit_test(test_coco_stuck_latches_forever),
         cmocka_unit_test(test_coco_cf0_latches_forever),

@@ -28,8 +28,10 @@
 #include "fake_core.h"
 #include "health.h"
 #include "rand.h"
+#include "recovery.h"
 #include "sim.h"
 #include "source.h"
+#include "verdict.h"
 
 struct fixture {
     void *provctx;
@@ -56,6 +58,24 @@ static void fixture_up(struct fixture *f, const char *sim)
     f->clear_seed = RAND_FN(clear_seed, OSSL_FUNC_RAND_CLEAR_SEED);
     f->generate = RAND_FN(generate, OSSL_FUNC_RAND_GENERATE);
     fake_core_reset(NULL);
+}
+
+/* Another instance on the same simulated CPU: nothing is forgotten. */
+static void fixture_up_keep(struct fixture *f)
+{
+    static int handle;
+
+    memset(f, 0, sizeof(*f));
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                        fake_core_dispatch(), &f->prov,
+                                        &f->provctx),
+                     1);
+    f->ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(f->provctx, NULL, NULL);
+    assert_non_null(f->ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         f->ctx, 0, 0, NULL, 0, NULL),
+                     1);
+    f->get_seed = RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED);
 }
 
 static void fixture_down(struct fixture *f)
@@ -369,15 +389,31 @@ static void test_fault_during_recovery(void **state)
                             f.provctx);
     assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
     assert_null(seed);
-    /* no draw followed */
-    assert_int_equal(rdrand_sim_executions(), 2 * RDRAND_SELFTEST_WORDS + 1);
+    /*
+     * The recovery ran to its end (the self-test, the rest of the window
+     * its 128 judged words opened, 16 windows), and no draw followed.
+     */
+    assert_int_equal(rdrand_sim_executions(),
+                     RDRAND_SELFTEST_WORDS + 1 + RDRAND_SELFTEST_WORDS
+                         + (RDRAND_APT_WINDOW - 2 * RDRAND_SELFTEST_WORDS)
+                         + RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW);
     assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
     assert_non_null(strstr(fake_last_message(), "during recovery"));
     assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
-    /* The next request recovers normally. */
-    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 32);
-    f.clear_seed(f.ctx, seed, 32);
-    assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 1);
+    /*
+     * Two faults within the horizon: the verdict is permanent, and the
+     * next request fails without drawing.
+     */
+    assert_string_equal(
+        fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
+        "permanent");
+    {
+        uint64_t before = rdrand_sim_executions();
+
+        assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+        assert_int_equal(rdrand_sim_executions(), before);
+    }
+    assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
     fixture_down(&f);
 }
 
@@ -436,6 +472,64 @@ static void test_fault_after_recovery_during_recovery(void **state)
     assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
     assert_non_null(strstr(fake_last_message(), "during recovery"));
     assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
+    fixture_down(&f);
+}
+
+/* Draw at least n words through 4 KiB generates; all must be served. */
+static void draw_words(struct fixture *f, uint64_t n)
+{
+    static unsigned char buf[4096];
+    uint64_t start = rdrand_sim_executions();
+
+    while (rdrand_sim_executions() - start < n)
+        assert_int_equal(f->generate(f->ctx, buf, sizeof(buf), 0, 0, NULL, 0),
+                         1);
+}
+
+/*
+ * The horizon (verdict.c): a trip is intermittent (answered by a passing
+ * recovery, service resumes) unless it comes within 2^20 words of the
+ * previous one; then the verdict is permanent, for every instance.
+ */
+static void test_trips_within_horizon_are_permanent(void **state)
+{
+    struct fixture f, other;
+    unsigned char *seed = NULL;
+
+    (void)state;
+    fixture_up(&f, "");
+    draw_words(&f, 1000);
+    rdrand_source_fault(f.provctx, RDRAND_R_RDRAND_FAILED, NULL);
+    assert_string_equal(
+        fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
+        "intermittent");
+    assert_int_equal(fake_get_u64(f.prov, f.provctx, RDRAND_PARAM_HEALTH_TRIPS),
+                     1);
+    draw_words(&f, RDRAND_VERDICT_HORIZON_WORDS); /* recovers, serves */
+    rdrand_source_fault(f.provctx, RDRAND_R_STUCK_ONES, NULL);
+    assert_string_equal(
+        fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
+        "intermittent");
+    /* Just under the horizon after the second: the third is permanent. */
+    draw_words(&f, RDRAND_VERDICT_HORIZON_WORDS - 2 * 4096);
+    rdrand_source_fault(f.provctx, RDRAND_R_RDRAND_FAILED, NULL);
+    assert_string_equal(
+        fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
+        "permanent");
+    assert_int_equal(fake_get_int(f.prov, f.provctx, "status"), 0);
+    {
+        uint64_t before = rdrand_sim_executions();
+
+        assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+        assert_int_equal(rdrand_sim_executions(), before);
+        assert_non_null(strstr(fake_last_message(), "will not use it again"));
+    }
+    /* A second instance, loaded after: latched at once, nothing drawn. */
+    fixture_up_keep(&other);
+    assert_int_equal(fake_get_int(other.prov, other.provctx, "status"), 0);
+    assert_int_equal(other.get_seed(other.ctx, &seed, 256, 32, 64, 0, NULL, 0),
+                     0);
+    fixture_down(&other);
     fixture_down(&f);
 }
 
@@ -868,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_wrong_param_types),
         cmocka_unit_test(test_fault_during_recovery),
         cmocka_unit_test(test_fault_after_recovery_during_recovery),
+        cmocka_unit_test(test_trips_within_horizon_are_permanent),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_threads_seed_outside_lock),

@@ -36,6 +36,7 @@
 #include "prov.h"
 #include "rand.h"
 #include "sim.h"
+#include "source.h"
 #include "stack_scan.h"
 
 /* ---- allocation hooks ---- */
@@ -285,8 +286,10 @@ static void test_seed_buffers(void **state)
     }
     /* CF=0 at every word of a 48-byte seed: the buffer is freed wiped. */
     for (int k = 1; k <= 6; k++) {
-        snprintf(spec, sizeof(spec), "fail-at=%d", k);
+        /* a new CPU each time (after forget: the self-test, then the seed) */
+        snprintf(spec, sizeof(spec), "fail-at=%d", RDRAND_SELFTEST_WORDS + k);
         sim_or_fail(spec);
+        rdrand_source_forget();
         assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
                              ctx, &seed, 384, 48, 48, 0, NULL, 0),
                          0);
@@ -295,6 +298,7 @@ static void test_seed_buffers(void **state)
     }
     /* A health-test failure (a repeated word) half-way. */
     sim_or_fail("value=0123456789abcdef");
+    rdrand_source_forget();
     assert_int_equal(RAND_FN(get_seed, OSSL_FUNC_RAND_GET_SEED)(
                          ctx, &seed, 384, 48, 48, 0, NULL, 0),
                      0);
@@ -340,6 +344,7 @@ static void test_libcrypto_chain(void **state)
 
     (void)state;
     sim_or_fail("");
+    rdrand_source_forget(); /* a new CPU: no verdict of earlier tests */
     assert_non_null(libctx);
     assert_int_equal(OSSL_PROVIDER_add_builtin(libctx, RDRAND_PROVIDER_NAME,
                                                OSSL_provider_init),

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Why a recovery judges 16 windows, and their sums: a persistent defect
+ * that the 512-word tests catch in only some windows (a bit biased to
+ * 0.65 trips the bit proportion test in 18 % of them) would pass a
+ * one-window recovery often, and be served until its next trip.  Over
+ * 8192 words the same statistics see far weaker defects: with cutoffs
+ * set for the same 2^-40 false-positive rate, the sum of a bit's ones
+ * must stay within 3748..4444 (proportion 0.5426; Bin(8192, 1/2) passes
+ * it with 1 - 128 * 2^-47.1 = 1 - 2^-40.1 over 64 bits and two sides),
+ * so a bit biased to 0.53 or more fails with probability > 1 - 10^-9,
+ * and each byte lane's APT counts must sum below 98 (16 references plus
+ * Bin(8176, 2^-8) >= 82 has probability 2^-43.4 per lane, 2^-40.4 over
+ * 8).  A clean source fails a recovery with probability about 2^-33.6
+ * (16 windows of every test at 2^-37.7, the two sums, the self-test);
+ * verdict.c counts that in the permanent verdict's false-positive rate.
+ * It costs ~8800 RDRANDs (~0.3 ms at 35 ns) and runs only after a trip.
+ * docs/health-tests.md, "Intermittent and permanent", has the table.
+ */
+#include "recovery.h"
+
+#include <openssl/crypto.h>
+
+#include "draw.h"
+#include "errors.h"
+
+void rdrand_recovery_add_window(struct rdrand_recovery_sums *s,
+                                const struct rdrand_health *h)
+{
+    for (int b = 0; b < 64; b++)
+        s->ones[b] += rdrand_health_bit_count(h, b);
+    for (int lane = 0; lane < 8; lane++)
+        s->apt[lane] += rdrand_health_apt_count(h, lane);
+}
+
+int rdrand_recovery_judge(const struct rdrand_recovery_sums *s)
+{
+    const uint32_t n = RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW;
+
+    for (int b = 0; b < 64; b++)
+        if (s->ones[b] >= RDRAND_RECOVERY_BIT_CUTOFF
+            || n - s->ones[b] >= RDRAND_RECOVERY_BIT_CUTOFF)
+            return RDRAND_R_RECOVERY_FAILED;
+    for (int lane = 0; lane < 8; lane++)
+        if (s->apt[lane] >= RDRAND_RECOVERY_APT_CUTOFF)
+            return RDRAND_R_RECOVERY_FAILED;
+    return RDRAND_R_OK;
+}
+
+/* Words drawn per rdrand_draw call: one frame wipe per 64 words. */
+#define RDRAND_RECOVERY_CHUNK 64
+
+int rdrand_recovery_windows(struct rdrand_health *h)
+{
+    uint64_t words[RDRAND_RECOVERY_CHUNK];
+    struct rdrand_recovery_sums sums = {{0}, {0}};
+    /* The rest of a window now open holds judged words before: not summed. */
+    size_t skip = (RDRAND_APT_WINDOW - h->s.apt_seen) % RDRAND_APT_WINDOW;
+    size_t left = skip + RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW;
+    int reason = RDRAND_R_OK;
+
+    while (reason == RDRAND_R_OK && left > 0) {
+        size_t n = left < RDRAND_RECOVERY_CHUNK ? left : RDRAND_RECOVERY_CHUNK;
+
+        reason =
+            rdrand_draw(NULL, (unsigned char *)words, n * sizeof(words[0]));
+        for (size_t i = 0; reason == RDRAND_R_OK && i < n; i++, left--) {
+            reason = rdrand_health_check_word(h, words[i]);
+            if (reason == RDRAND_R_OK && rdrand_health_opens_window(h)
+                && left <= RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW)
+                rdrand_recovery_add_window(&sums, h);
+        }
+    }
+    OPENSSL_cleanse(words, sizeof(words));
+    if (reason == RDRAND_R_OK)
+        reason = rdrand_recovery_judge(&sums);
+    OPENSSL_cleanse(&sums, sizeof(sums));
+    return reason;
+}
