@@ -54,7 +54,10 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-/* One warning per process, to syslog or stderr as configured. */
+/*
+ * One warning per process (a fork()ed child is a new one), to syslog or
+ * stderr as configured: the reason's string.
+ */
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason);
 /*
  * A warning on the same channel every time it is called: for what happens
