@@ -153,10 +153,14 @@ __attribute__((constructor)) static void rdrand_warned_at_load(void)
     (void)pthread_atfork(NULL, NULL, rdrand_warned_child);
 }
 
+int rdrand_warn_once_claim(const struct rdrand_prov *prov)
+{
+    return prov->config.warn != RDRAND_WARN_NONE
+           && !atomic_flag_test_and_set(&rdrand_warned);
+}
+
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
 {
-    if (prov->config.warn == RDRAND_WARN_NONE
-        || atomic_flag_test_and_set(&rdrand_warned))
-        return;
-    rdrand_warn(prov, "%s", rdrand_reason_text(reason));
+    if (rdrand_warn_once_claim(prov))
+        rdrand_warn(prov, "%s", rdrand_reason_text(reason));
 }
