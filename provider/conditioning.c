@@ -223,9 +223,17 @@ void rdrand_cond_init(struct rdrand_prov *prov)
     OPENSSL_cleanse(key, sizeof(key));
     if (reason == RDRAND_R_OK)
         return;
-    rdrand_source_fault(prov, reason, NULL); /* a fact about the CPU */
+    /*
+     * A fact about the CPU, recorded as any fault is; but the operator
+     * gets one line saying both the fault and what it costs this
+     * instance (the refusal's, which starts with the reason), so the
+     * process's one-shot warning is spent on it.
+     */
+    (void)rdrand_warn_once_claim(prov);
+    rdrand_source_fault(prov, reason, NULL);
     rdrand_cond_refuse(prov, reason,
-                       "conditioning = reduce512: drawing the CBC-MAC key "
-                       "from RDRAND at load failed, so this instance cannot "
-                       "condition; restart the process on working hardware");
+                       "conditioning = reduce512 refused: drawing the CBC-MAC "
+                       "key from RDRAND at load failed, so every request from "
+                       "this instance fails; restart the process on working "
+                       "hardware");
 }

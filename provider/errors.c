@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "errors.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -132,13 +133,40 @@ void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
  * The kernel WARNs once when RDRAND fails; so do we, once per process,
  * outside the error queue, because an error queue nobody prints is easy
  * to miss and a broken CPU RNG is worth a line in the system log.
+ *
+ * A fork()ed child is a process of its own: a pre-fork server's worker
+ * meeting its first fault must say so even if its parent already did.
+ * So every child starts unwarned: a pthread_atfork handler clears the
+ * flag, registered once when the module is mapped and never dropped
+ * (the module is linked -z nodelete and is never unmapped).  It costs a
+ * store per fork() and nothing at the fault, where a getpid() compare
+ * would have cost a system call at the moment a sandboxed process fails
+ * (test_seccomp allows only write there) and would mistake a child
+ * given a dead ancestor's recycled pid for the ancestor.  A child made
+ * without fork() (raw clone(2), glibc's _Fork) runs no handler and keeps
+ * its parent's flag; its faults still reach the error queue.
  */
+static atomic_flag rdrand_warned = ATOMIC_FLAG_INIT;
+
+static void rdrand_warned_child(void)
+{
+    atomic_flag_clear(&rdrand_warned);
+}
+
+__attribute__((constructor)) static void rdrand_warned_at_load(void)
+{
+    /* Fails only out of memory: then children stay silent, as before. */
+    (void)pthread_atfork(NULL, NULL, rdrand_warned_child);
+}
+
+int rdrand_warn_once_claim(const struct rdrand_prov *prov)
+{
+    return prov->config.warn != RDRAND_WARN_NONE
+           && !atomic_flag_test_and_set(&rdrand_warned);
+}
+
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
 {
-    static atomic_flag warned = ATOMIC_FLAG_INIT;
-
-    if (prov->config.warn == RDRAND_WARN_NONE
-        || atomic_flag_test_and_set(&warned))
-        return;
-    rdrand_warn(prov, "%s", rdrand_reason_text(reason));
+    if (rdrand_warn_once_claim(prov))
+        rdrand_warn(prov, "%s", rdrand_reason_text(reason));
 }

@@ -55,8 +55,17 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-/* One warning per process, to syslog or stderr as configured. */
+/*
+ * One warning per process (a fork()ed child is a new one), to syslog or
+ * stderr as configured: the reason's string.
+ */
 void rdrand_warn_once(const struct rdrand_prov *prov, int reason);
+/*
+ * Take that one warning without writing it, for a caller whose own line
+ * names the fault: 1 if this call took it (the process had not warned
+ * and prov warns), else 0.
+ */
+int rdrand_warn_once_claim(const struct rdrand_prov *prov);
 /*
  * A warning on the same channel every time it is called: for what happens
  * at most once per load (a refused config section, a refusal to load).
