@@ -79,6 +79,12 @@
  * applies depends on it (docs/conditioning.md).
  */
 #define RDRAND_PARAM_CPU_VENDOR "cpu-vendor"
+/*
+ * uint64: 16-byte conditioned blocks (each the CBC-MAC of 1024 RDRAND
+ * words) delivered by successful requests in reduce512 mode; a truncated
+ * last block counts as one.
+ */
+#define RDRAND_PARAM_CONDITIONED_BLOCKS "conditioned-blocks"
 
 /* The CPU and its known RDRAND errata (docs/health-tests.md). */
 /*
@@ -103,12 +109,6 @@
  * still used while the health tests pass.
  */
 #define RDRAND_PARAM_CPU_ERRATA "cpu-errata"
-/*
- * uint64: 16-byte conditioned blocks (each the CBC-MAC of 1024 RDRAND
- * words) delivered by successful requests in reduce512 mode; a truncated
- * last block counts as one.
- */
-#define RDRAND_PARAM_CONDITIONED_BLOCKS "conditioned-blocks"
 
 /* Health tests (docs/health-tests.md). */
 /* uint64: words or self-tests that failed a health test. */

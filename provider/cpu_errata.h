@@ -6,7 +6,7 @@
  * entries' ids in the provider parameter cpu-errata; nothing is refused
  * or latched on that account.  Whether RDRAND is used stays with the
  * health tests: every defect listed returns a constant, which they fail
- * closed on at the first repeated word, while the same model with fixed
+ * closed on at the first word (all ones), while the same model with fixed
  * firmware works, and refusing it would cost those machines their seed
  * source for nothing.  The table and its sources are in cpu_errata.c;
  * docs/health-tests.md ("Threat model and known CPU errata") explains
