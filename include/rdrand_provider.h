@@ -86,6 +86,30 @@
  */
 #define RDRAND_PARAM_CONDITIONED_BLOCKS "conditioned-blocks"
 
+/* The CPU and its known RDRAND errata (docs/health-tests.md). */
+/*
+ * uint (unsigned int): family, model and stepping from CPUID leaf 1 EAX,
+ * extended family and model applied by the vendor's rules (AMD family
+ * 17h model 71h reads 23 and 113); 0 without CPUID leaf 1.
+ */
+#define RDRAND_PARAM_CPU_FAMILY "cpu-family"
+#define RDRAND_PARAM_CPU_MODEL "cpu-model"
+#define RDRAND_PARAM_CPU_STEPPING "cpu-stepping"
+/*
+ * UTF8 pointer: CPU 0's microcode revision as the kernel shows it in
+ * /sys/devices/system/cpu/cpu0/microcode/version ("0xa201016"); "" where
+ * that file is missing or not in the kernel's format, as in most virtual
+ * machines.  Read at load.
+ */
+#define RDRAND_PARAM_CPU_MICROCODE "cpu-microcode"
+/*
+ * UTF8 pointer: the ids of the provider's errata table entries this CPU
+ * is in, comma-separated (e.g. "amd-17h-70h-7fh"), or "none".  A listed
+ * CPU gets one warning per process at load and nothing else: RDRAND is
+ * still used while the health tests pass.
+ */
+#define RDRAND_PARAM_CPU_ERRATA "cpu-errata"
+
 /* Health tests (docs/health-tests.md). */
 /* uint64: words or self-tests that failed a health test. */
 #define RDRAND_PARAM_HEALTH_FAILURES "health-failures"

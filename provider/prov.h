@@ -11,6 +11,8 @@
 
 #include "coco.h"
 #include "conditioning.h"
+#include "cpu_errata.h"
+#include "cpu_info.h"
 
 enum rdrand_warn_mode {
     RDRAND_WARN_SYSLOG,
@@ -69,6 +71,10 @@ struct rdrand_prov {
     /* CPUID leaf 0's vendor string ("" without CPUID): which vendor's
      * reseed claim conditioning rests on (docs/conditioning.md). */
     char cpu_vendor[13];
+    /* Family, model, stepping, microcode; the errata table's entries for
+     * them, "none" or ids (cpu_errata.c, docs/health-tests.md). */
+    struct rdrand_cpu_info cpu;
+    char cpu_errata[RDRAND_CPU_ERRATA_LEN];
 
     /* conditioning = reduce512: the CBC-MAC key, drawn at load. */
     struct rdrand_cond_key cond_key;

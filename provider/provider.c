@@ -17,6 +17,7 @@
 #include "conditioning.h"
 #include "config.h"
 #include "counters.h"
+#include "cpu_errata.h"
 #include "errors.h"
 #include "hw.h"
 #include "params.h"
@@ -60,6 +61,11 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_uint64(RDRAND_PARAM_CONDITIONED_BLOCKS, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, NULL, 0),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CPU_VENDOR, NULL, 0),
+        OSSL_PARAM_uint(RDRAND_PARAM_CPU_FAMILY, NULL),
+        OSSL_PARAM_uint(RDRAND_PARAM_CPU_MODEL, NULL),
+        OSSL_PARAM_uint(RDRAND_PARAM_CPU_STEPPING, NULL),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CPU_MICROCODE, NULL, 0),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CPU_ERRATA, NULL, 0),
         OSSL_PARAM_int(RDRAND_PARAM_RDRAND_AVAILABLE, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_PLATFORM, NULL, 0),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_COCO_SIGNAL, NULL, 0),
@@ -128,10 +134,20 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         {OSSL_PROV_PARAM_BUILDINFO, rdrand_module_description},
         {RDRAND_PARAM_CONDITIONING, rdrand_conditioning_name(prov)},
         {RDRAND_PARAM_CPU_VENDOR, prov->cpu_vendor},
+        {RDRAND_PARAM_CPU_MICROCODE, prov->cpu.microcode_text},
+        {RDRAND_PARAM_CPU_ERRATA, prov->cpu_errata},
         {RDRAND_PARAM_COCO_PLATFORM,
          rdrand_coco_platform_name(prov->coco.platform)},
         {RDRAND_PARAM_COCO_SIGNAL, prov->coco.signal},
         {RDRAND_PARAM_HEALTH_VERDICT, rdrand_verdict_text(verdict)},
+    };
+    const struct {
+        const char *name;
+        unsigned int value;
+    } cpu_numbers[] = {
+        {RDRAND_PARAM_CPU_FAMILY, prov->cpu.family},
+        {RDRAND_PARAM_CPU_MODEL, prov->cpu.model},
+        {RDRAND_PARAM_CPU_STEPPING, prov->cpu.stepping},
     };
     OSSL_PARAM *p;
     size_t i;
@@ -154,6 +170,10 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
         && !OSSL_PARAM_set_int(p, prov->rdrand_available))
         goto bad;
+    for (i = 0; i < sizeof(cpu_numbers) / sizeof(cpu_numbers[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, cpu_numbers[i].name)) != NULL
+            && !rdrand_param_set_uint64(p, cpu_numbers[i].value))
+            goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SEED_BITS)) != NULL
         && !rdrand_param_set_uint64(p, prov->coco_seed_bits))
         goto bad;
@@ -268,6 +288,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     prov->coco.signal = "none";
     prov->rdrand_available = rdrand_hw_leaf1_ecx(30);
     rdrand_read_cpu_vendor(prov);
+    rdrand_errata_check(prov);
     /* After a permanent verdict nothing is drawn again, not even here. */
     if (prov->rdrand_available && rdrand_verdict_reason() == RDRAND_R_OK
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)

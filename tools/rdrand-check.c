@@ -170,6 +170,37 @@ static void collect_errors(struct dynamic *d)
 }
 
 /*
+ * A CPU in the provider's errata table: a warning (the exit status stays
+ * the health tests' to decide, as the provider's own use of RDRAND does).
+ */
+static void check_errata(struct check_report *r, const struct dynamic *d)
+{
+    const struct check_value *errata = param(d, RDRAND_PARAM_CPU_ERRATA);
+    const struct check_value *family = param(d, RDRAND_PARAM_CPU_FAMILY);
+    const struct check_value *model = param(d, RDRAND_PARAM_CPU_MODEL);
+    const struct check_value *vendor = param(d, RDRAND_PARAM_CPU_VENDOR);
+    const struct check_value *microcode = param(d, RDRAND_PARAM_CPU_MICROCODE);
+
+    if (errata == NULL || errata->s == NULL || strcmp(errata->s, "none") == 0
+        || family == NULL || model == NULL)
+        return;
+    check_problem(r, SEV_WARNING, 0, NULL, NULL,
+                  "this CPU (%s family %02" PRIX64 "h model %02" PRIX64
+                  "h, microcode %s) is in provider %s's table of known "
+                  "RDRAND errata: %s; RDRAND stays in use while the health "
+                  "tests pass (they fail closed on the constant these "
+                  "defects return); the provider's warning at load and "
+                  "docs/health-tests.md say what to do",
+                  vendor != NULL && vendor->s != NULL ? vendor->s : "",
+                  family->u, model->u,
+                  microcode != NULL && microcode->s != NULL
+                          && microcode->s[0] != '\0'
+                      ? microcode->s
+                      : "unknown",
+                  r->provider, errata->s);
+}
+
+/*
  * Steps 2 and 3: in this process, as an application.  The draw comes
  * before any OSSL_PROVIDER_* call: loading or even asking for a provider
  * by name can change which provider instance the seed fetch picks, and
@@ -242,6 +273,7 @@ static void check_live(struct check_report *r, struct dynamic *d,
             d->nparams++;
     status = param(d, "status");
     state = param(d, RDRAND_PARAM_HEALTH_STATE);
+    check_errata(r, d);
 
     if (!d->drew && d->seed_unfetched)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
@@ -489,6 +521,11 @@ static const char *const info_labels[][2] = {
     {RDRAND_PARAM_COCO_SIGNAL, "coco_signal"},
     {RDRAND_PARAM_CONDITIONING, "conditioning"},
     {RDRAND_PARAM_CPU_VENDOR, "cpu_vendor"},
+    {RDRAND_PARAM_CPU_FAMILY, "cpu_family"},
+    {RDRAND_PARAM_CPU_MODEL, "cpu_model"},
+    {RDRAND_PARAM_CPU_STEPPING, "cpu_stepping"},
+    {RDRAND_PARAM_CPU_MICROCODE, "cpu_microcode"},
+    {RDRAND_PARAM_CPU_ERRATA, "cpu_errata"},
 };
 
 static void put_prometheus(FILE *out, const struct check_report *r,
@@ -546,12 +583,17 @@ static void put_prometheus(FILE *out, const struct check_report *r,
     }
     prom_metric(out, "rdrand_info", "gauge",
                 "the provider's health state, confidential-computing "
-                "platform, conditioning and CPU vendor, as labels",
+                "platform, conditioning, CPU (vendor, family, model, "
+                "stepping and microcode, as the provider's parameters "
+                "give them) and its known RDRAND errata, as labels",
                 r->provider);
     for (size_t i = 0; i < sizeof(info_labels) / sizeof(info_labels[0]); i++) {
         v = param(d, info_labels[i][0]);
         fputc(',', out);
-        prom_label(out, info_labels[i][1], v ? v->s : "");
+        if (v != NULL && v->type == OSSL_PARAM_UNSIGNED_INTEGER)
+            fprintf(out, "%s=\"%" PRIu64 "\"", info_labels[i][1], v->u);
+        else
+            prom_label(out, info_labels[i][1], v ? v->s : "");
     }
     fputs("} 1\n", out);
 }

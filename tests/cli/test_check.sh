@@ -200,7 +200,48 @@ check "conditioning = reduce512x: shown as refused" \
 RDRAND_SIM_SPEC=coco=intel-vm sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
     --provider $SIM --prometheus
 check "--prometheus: the CPU vendor as a label of rdrand_info" \
-    stdout_has '^rdrand_info\{.*,conditioning="none",cpu_vendor="GenuineIntel"\} 1$'
+    stdout_has '^rdrand_info\{.*,conditioning="none",cpu_vendor="GenuineIntel",'
+check "--prometheus: family, model, stepping, microcode, errata as labels" \
+    stdout_has ',cpu_vendor="GenuineIntel",cpu_family="6",cpu_model="143",cpu_stepping="8",cpu_microcode="",cpu_errata="none"\} 1$'
+
+# The CPU and the errata verdict (provider/cpu_errata.c).  An unlisted
+# CPU (the simulated default, AMD family 19h model 11h stepping 1, no
+# microcode file): its numbers, none listed, no warning.  A listed one
+# (Zen 2, 17h/71h): one warning from the provider at load, a warning line
+# from the checker, and still exit 0: the health tests decide.
+ERRATUM="^rdrand-provider: CPU erratum amd-17h-70h-7fh \(AuthenticAMD family 17h model 71h stepping 0, microcode 0x8701013\): "
+sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM
+check "unlisted CPU: rdrand-check exits 0" exited_with 0
+check "unlisted CPU: cpu-family shown" stdout_has '^  cpu-family = 25$'
+check "unlisted CPU: cpu-model shown" stdout_has '^  cpu-model = 17$'
+check "unlisted CPU: cpu-stepping shown" stdout_has '^  cpu-stepping = 1$'
+check "unlisted CPU: no microcode file, cpu-microcode empty" \
+    stdout_has '^  cpu-microcode = $'
+check "unlisted CPU: cpu-errata = none" stdout_has '^  cpu-errata = none$'
+check "unlisted CPU: no errata warning" \
+    stdout_lacks '^warning: .*known RDRAND errata'
+check "unlisted CPU: no provider warning" stderr_lacks '^rdrand-provider: '
+RDRAND_SIM_SPEC=cpu=amd:17:71:0,microcode=8701013 \
+    sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM
+check "Zen 2 17h/71h: rdrand-check exits 0 (a warning only)" exited_with 0
+check "Zen 2 17h/71h: seed source live" stdout_has '^seed source: live: '
+check "Zen 2 17h/71h: the numbers in decimal" \
+    stdout_has '^  cpu-family = 23$'
+check "Zen 2 17h/71h: cpu-model = 113" stdout_has '^  cpu-model = 113$'
+check "Zen 2 17h/71h: cpu-stepping = 0" stdout_has '^  cpu-stepping = 0$'
+check "Zen 2 17h/71h: cpu-microcode from the kernel's file" \
+    stdout_has '^  cpu-microcode = 0x8701013$'
+check "Zen 2 17h/71h: cpu-errata names the entry" \
+    stdout_has '^  cpu-errata = amd-17h-70h-7fh$'
+check "Zen 2 17h/71h: the checker's warning line" \
+    stdout_has '^warning: this CPU \(AuthenticAMD family 17h model 71h, microcode 0x8701013\) is in provider rdrand-sim.s table of known RDRAND errata: amd-17h-70h-7fh; RDRAND stays in use'
+check "Zen 2 17h/71h: exactly one provider warning line on stderr" \
+    test "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1
+check "Zen 2 17h/71h: and it is the erratum's" stderr_has "$ERRATUM"
+RDRAND_SIM_SPEC=cpu=amd:17:71:0,microcode=8701013 \
+    sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --prometheus
+check "Zen 2 17h/71h: --prometheus labels" \
+    stdout_has ',cpu_vendor="AuthenticAMD",cpu_family="23",cpu_model="113",cpu_stepping="0",cpu_microcode="0x8701013",cpu_errata="amd-17h-70h-7fh"\} 1$'
 
 # From code: OSSL_PROVIDER_load succeeds with a refused value (as from
 # openssl.cnf), latched; the first random byte fails naming it.

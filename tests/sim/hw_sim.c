@@ -33,6 +33,11 @@ struct sim_cpu {
     uint64_t value;
     struct sim_word *words; /* words=FILE, replayed in a loop */
     size_t nwords;
+    int have_cpu;       /* cpu= given: */
+    char vendor[13];    /* leaf 0's vendor string */
+    uint32_t signature; /* leaf 1 EAX */
+    int have_microcode; /* microcode= given */
+    uint64_t microcode;
 };
 
 static struct sim_cpu sim = {.rdrand_present = 1, .aesni_present = 1};
@@ -165,6 +170,54 @@ static int sim_split(char *copy, char **items, size_t *n, char *err,
     return 1;
 }
 
+/*
+ * cpu=VENDOR:FAMILY:MODEL:STEPPING as CPUID leaf 1 EAX, encoded as the
+ * vendor's manual says a CPU reports it: a family from 0Fh is 0Fh plus
+ * the extended family; a model's high nibble is the extended model,
+ * which only families 0Fh and up have (and Intel's family 6).
+ */
+static int sim_parse_cpu(const char *value, struct sim_cpu *cpu, char *err,
+                         size_t errlen)
+{
+    char copy[32], *next = copy, *field[4];
+    uint64_t family, model, stepping;
+    int intel, extended;
+    size_t n = 0;
+
+    if (strlen(value) >= sizeof(copy))
+        goto bad;
+    strcpy(copy, value);
+    while (n < 4 && (field[n] = strsep(&next, ":")) != NULL)
+        n++;
+    if (n != 4 || next != NULL
+        || (strcmp(field[0], "amd") != 0 && strcmp(field[0], "intel") != 0)
+        || !sim_parse_u64(field[1], 16, 3, &family) || family > 0x10E
+        || !sim_parse_u64(field[2], 16, 2, &model)
+        || !sim_parse_u64(field[3], 16, 1, &stepping))
+        goto bad;
+    intel = field[0][0] == 'i';
+    extended = family >= 0xF || (intel && family == 6);
+    if (model > 0xF && !extended)
+        return sim_error(err, errlen,
+                         "cpu=%s: model %s needs a family with extended "
+                         "models (amd: 0F and above; intel: 6, 0F and "
+                         "above)",
+                         value, field[2]);
+    memcpy(cpu->vendor, intel ? "GenuineIntel" : "AuthenticAMD", 13);
+    cpu->signature =
+        (uint32_t)(stepping | (model & 0xF) << 4
+                   | (family < 0xF ? family : 0xF) << 8 | (model >> 4) << 16
+                   | (family < 0xF ? 0 : family - 0xF) << 20);
+    cpu->have_cpu = 1;
+    return 1;
+bad:
+    return sim_error(err, errlen,
+                     "cpu=%s: want VENDOR:FAMILY:MODEL:STEPPING, VENDOR amd "
+                     "or intel, FAMILY 0-10E, MODEL 0-FF, STEPPING 0-F (hex "
+                     "digits, no 0x)",
+                     value);
+}
+
 /* An execution count: decimal, from 1 (executions count from 1). */
 static int sim_parse_count(const char *key, const char *value, uint64_t *n,
                            char *err, size_t errlen)
@@ -213,7 +266,15 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
         else if (strcmp(item, "words") == 0)
             ok = sim_load_words(value, cpu, err, errlen);
-        else if (strcmp(item, "coco") == 0) {
+        else if (strcmp(item, "cpu") == 0)
+            ok = sim_parse_cpu(value, cpu, err, errlen);
+        else if (strcmp(item, "microcode") == 0) {
+            ok = cpu->have_microcode =
+                sim_parse_u64(value, 16, 8, &cpu->microcode);
+            if (!ok)
+                sim_error(err, errlen,
+                          "microcode=%s: want 1 to 8 hex digits, no 0x", value);
+        } else if (strcmp(item, "coco") == 0) {
             coco = value;
             if (strlen(value) >= sizeof(sim_coco)
                 || !(ok = rdrand_sim_coco_select(value)))
@@ -316,6 +377,21 @@ int rdrand_hw_rdrand64(uint64_t *out)
     return 1;
 }
 
+/*
+ * Leaf 1 EAX where neither cpu= nor the platform gives one: a CPU of the
+ * vendor leaf 0 names that no errata table entry lists (cpu= overrides
+ * it, after).  AMD family 19h model 11h stepping 1 (Zen 4, EPYC 9004),
+ * Intel family 6 model 8Fh stepping 8 (Sapphire Rapids, as the tdx
+ * guest's /proc/cpuinfo says).
+ */
+static uint32_t sim_base_signature(void)
+{
+    struct rdrand_cpuid leaf0;
+
+    rdrand_hw_cpuid(0, 0, &leaf0);
+    return memcmp(&leaf0.ebx, "Genu", 4) == 0 ? 0x000806F8 : 0x00A10F11;
+}
+
 /* Base machine: a KVM guest on an AMD host, no memory encryption. */
 int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
 {
@@ -330,6 +406,7 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
             memcpy(&out->ecx, "cAMD", 4);
             break;
         case 1:
+            out->eax = sim_base_signature();
             out->ecx = 1u << 31; /* hypervisor present */
             break;
         case 0x40000000:
@@ -343,6 +420,13 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
             break;
         }
     }
+    if (leaf == 0 && sim.have_cpu) {
+        memcpy(&out->ebx, sim.vendor, 4);
+        memcpy(&out->edx, sim.vendor + 4, 4);
+        memcpy(&out->ecx, sim.vendor + 8, 4);
+    }
+    if (leaf == 1 && sim.have_cpu)
+        out->eax = sim.signature;
     if (leaf == 1) {
         out->ecx &= ~(1u << 30);
         out->ecx |= (uint32_t)sim.rdrand_present << 30;
@@ -359,6 +443,9 @@ static const char sim_cpuinfo_without[] =
     "processor\t: 0\nvendor_id\t: AuthenticAMD\n"
     "flags\t\t: fpu vme de pse tsc msr pae sse2 hypervisor\n\n";
 
+/* As Linux writes it, where the microcode loader runs (not under KVM). */
+#define SIM_MICROCODE_PATH "/sys/devices/system/cpu/cpu0/microcode/version"
+
 int rdrand_hw_path_exists(const char *path)
 {
     int answer;
@@ -366,6 +453,8 @@ int rdrand_hw_path_exists(const char *path)
     sim_init();
     if ((answer = rdrand_sim_coco_path_exists(path)) != -2)
         return answer;
+    if (strcmp(path, SIM_MICROCODE_PATH) == 0)
+        return sim.have_microcode;
     return strcmp(path, "/proc/cpuinfo") == 0 ? 1 : 0;
 }
 
@@ -381,15 +470,25 @@ ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
                             off_t offset)
 {
     const char *text;
+    char microcode[16];
     size_t size;
     ssize_t answer;
 
     sim_init();
     if ((answer = rdrand_sim_coco_read_file(path, buf, len, offset)) != -2)
         return answer;
-    if (strcmp(path, "/proc/cpuinfo") != 0)
+    if (strcmp(path, SIM_MICROCODE_PATH) == 0) {
+        /* A platform that hides /sys hides the file too. */
+        if (!sim.have_microcode || rdrand_hw_path_exists(path) != 1)
+            return -1;
+        snprintf(microcode, sizeof(microcode), "0x%" PRIx64 "\n",
+                 sim.microcode);
+        text = microcode;
+    } else if (strcmp(path, "/proc/cpuinfo") == 0) {
+        text = sim.rdrand_present ? sim_cpuinfo_with : sim_cpuinfo_without;
+    } else {
         return -1;
-    text = sim.rdrand_present ? sim_cpuinfo_with : sim_cpuinfo_without;
+    }
     size = strlen(text);
     if (offset < 0 || (size_t)offset >= size)
         return 0;

@@ -13,6 +13,22 @@
  *                           HEX is 1 to 16 hex digits, no 0x, no sign
  *   words=FILE              replay FILE (a regular file) in a loop
  *   coco=PLATFORM           CPUID leaves and files of that kind of guest
+ *   cpu=VENDOR:FAMILY:MODEL:STEPPING
+ *                           CPUID leaf 0's vendor (amd: AuthenticAMD,
+ *                           intel: GenuineIntel) and leaf 1 EAX's
+ *                           signature, whatever coco= says.  FAMILY
+ *                           (0-10E), MODEL (0-FF) and STEPPING (0-F) are
+ *                           hex digits, no 0x, as AMD and Linux write
+ *                           them (amd:17:71:0 is family 23, model 113);
+ *                           a MODEL above F needs a family that has
+ *                           extended models (amd: 0F and above; intel: 6,
+ *                           0F and above).  Default: amd:19:11:1, or
+ *                           intel:6:8F:8 where coco= is an Intel guest
+ *                           (a platform's own leaf 1 wins over both)
+ *   microcode=HEX           /sys/devices/system/cpu/cpu0/microcode/version
+ *                           reads "0x<hex>\n" as Linux writes it; HEX is 1
+ *                           to 8 hex digits, no 0x.  Default: no such
+ *                           file, as in a virtual machine
  * N is decimal digits only (at least 1, at most 20, nonzero).  A words
  * FILE holds one word per line, each line exactly "<16 hex digits>" or
  * "<16 hex digits> fail" (one space; no tab, no other trailing

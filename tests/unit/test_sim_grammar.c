@@ -145,6 +145,148 @@ static void test_aesni(void **state)
     }
 }
 
+/* What leaf 0 and leaf 1 say: "<vendor> <leaf 1 EAX>". */
+static const char *cpuid_says(void)
+{
+    static char says[32];
+    struct rdrand_cpuid leaf0, leaf1;
+    char vendor[13];
+
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 1);
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+    memcpy(vendor, &leaf0.ebx, 4);
+    memcpy(vendor + 4, &leaf0.edx, 4);
+    memcpy(vendor + 8, &leaf0.ecx, 4);
+    vendor[12] = '\0';
+    snprintf(says, sizeof(says), "%s %08x", vendor, leaf1.eax);
+    return says;
+}
+
+/*
+ * cpu= sets the vendor and the signature as the vendors' manuals encode
+ * it (the expected EAX values are real CPUs' where there is one); only
+ * the forms sim.h states are accepted.
+ */
+static void test_cpu(void **state)
+{
+    static const struct {
+        const char *spec, *says;
+    } cpus[] = {
+        {"", "AuthenticAMD 00a10f11"},                /* the default: Zen 4 */
+        {"coco=tdx", "GenuineIntel 000806f8"},        /* Sapphire Rapids */
+        {"coco=epyc-host", "AuthenticAMD 00a00f11"},  /* its own leaf 1 */
+        {"cpu=amd:17:71:0", "AuthenticAMD 00870f10"}, /* Matisse */
+        {"cpu=amd:15:2:0", "AuthenticAMD 00600f20"},  /* Bulldozer */
+        {"cpu=amd:16:30:1", "AuthenticAMD 00730f01"}, /* Puma */
+        {"cpu=amd:1A:2:1", "AuthenticAMD 00b00f21"},  /* Turin */
+        {"cpu=amd:F:4:a", "AuthenticAMD 00000f4a"},   /* K8 */
+        {"cpu=amd:6:6:2", "AuthenticAMD 00000662"},   /* K7 */
+        {"cpu=amd:10E:FF:F", "AuthenticAMD 0fff0fff"},
+        {"cpu=amd:0:0:0", "AuthenticAMD 00000000"},
+        {"cpu=intel:6:8f:8", "GenuineIntel 000806f8"},
+        {"cpu=intel:6:3A:9", "GenuineIntel 000306a9"}, /* Ivy Bridge */
+        {"cpu=intel:5:4:3", "GenuineIntel 00000543"},
+        {"cpu=intel:F:4:1", "GenuineIntel 00000f41"}, /* Prescott */
+        {"cpu=intel:6:10:0", "GenuineIntel 00010600"},
+        /* cpu= wins over the platform's vendor and signature. */
+        {"coco=tdx,cpu=amd:19:11:1", "AuthenticAMD 00a10f11"},
+        {"cpu=intel:6:8F:8,coco=epyc-host", "GenuineIntel 000806f8"},
+    };
+    struct rdrand_cpuid leaf0;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+        accepted(cpus[i].spec);
+        if (strcmp(cpuid_says(), cpus[i].says) != 0)
+            fail_msg("RDRAND_SIM \"%s\": CPUID says \"%s\", not \"%s\"",
+                     cpus[i].spec, cpuid_says(), cpus[i].says);
+    }
+    /* The platform's maximum leaf stays: cpu= is the vendor only. */
+    accepted("coco=tdx,cpu=amd:19:11:1");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 1);
+    assert_int_equal(leaf0.eax, 0x23);
+
+    refused("cpu=", "cpu=: want VENDOR:FAMILY:MODEL:STEPPING");
+    refused("cpu=amd", "cpu=amd: want");
+    refused("cpu=amd:17:71", "cpu=amd:17:71: want");
+    refused("cpu=amd:17:71:0:0", "cpu=amd:17:71:0:0: want");
+    refused("cpu=amd:17:71:0:", "cpu=amd:17:71:0:: want");
+    refused("cpu=arm:17:71:0", "cpu=arm:17:71:0: want");
+    refused("cpu=AMD:17:71:0", "cpu=AMD:17:71:0: want");
+    refused("cpu=amd::71:0", "cpu=amd::71:0: want");
+    refused("cpu=amd:17::0", "cpu=amd:17::0: want");
+    refused("cpu=amd:17:71:", "cpu=amd:17:71:: want");
+    refused("cpu=amd:0x17:71:0", "cpu=amd:0x17:71:0: want");
+    refused("cpu=amd:17h:71:0", "cpu=amd:17h:71:0: want");
+    refused("cpu=amd:10F:0:0", "cpu=amd:10F:0:0: want"); /* > 0Fh + FFh */
+    refused("cpu=amd:0017:0:0", "cpu=amd:0017:0:0: want");
+    refused("cpu=amd:17:100:0", "cpu=amd:17:100:0: want");
+    refused("cpu=amd:17:71:10", "cpu=amd:17:71:10: want");
+    refused("cpu=amd:17:-1:0", "cpu=amd:17:-1:0: want");
+    refused("cpu=amd:17: 71:0", "cpu=amd:17: 71:0: want");
+    refused("cpu=amd:17:71:0000000000000000000000000000000",
+            "cpu=amd:17:71:0000000000000000000000000000000: want");
+    /* No extended model to hold the high nibble. */
+    refused("cpu=amd:6:10:0", "cpu=amd:6:10:0: model 10 needs a family");
+    refused("cpu=amd:E:FF:0", "cpu=amd:E:FF:0: model FF needs a family");
+    refused("cpu=intel:5:10:0", "cpu=intel:5:10:0: model 10 needs a family");
+    refused("cpu=intel:7:10:0", "cpu=intel:7:10:0: model 10 needs a family");
+    refused("cpu=amd:17:71:0,cpu=amd:17:71:0", "\"cpu\" given twice");
+    /* A refused spec keeps the CPU it found. */
+    accepted("cpu=amd:17:71:0");
+    refused("cpu=intel:6:8F:8,microcode=x", "microcode=x");
+    assert_string_equal(cpuid_says(), "AuthenticAMD 00870f10");
+}
+
+#define MICROCODE "/sys/devices/system/cpu/cpu0/microcode/version"
+
+/* The microcode file's whole content, or NULL where it cannot be read. */
+static const char *microcode_file(void)
+{
+    static char text[64];
+    ssize_t n = rdrand_hw_read_file(MICROCODE, text, sizeof(text) - 1, 0);
+
+    if (n < 0) {
+        assert_int_not_equal(rdrand_hw_path_exists(MICROCODE), 1);
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
+}
+
+/* microcode= writes the kernel's file; without it there is none. */
+static void test_microcode(void **state)
+{
+    (void)state;
+    accepted("");
+    assert_null(microcode_file());
+    assert_int_equal(rdrand_hw_path_exists(MICROCODE), 0);
+    accepted("microcode=a201016");
+    assert_string_equal(microcode_file(), "0xa201016\n");
+    assert_int_equal(rdrand_hw_path_exists(MICROCODE), 1);
+    accepted("microcode=0A201016,cpu=amd:19:21:0");
+    assert_string_equal(microcode_file(), "0xa201016\n");
+    accepted("microcode=FFFFFFFF");
+    assert_string_equal(microcode_file(), "0xffffffff\n");
+    accepted("microcode=0");
+    assert_string_equal(microcode_file(), "0x0\n");
+    /* A container that hides /sys hides it too; a chroot has no /sys. */
+    accepted("microcode=a201016,coco=masked");
+    assert_null(microcode_file());
+    assert_int_equal(rdrand_hw_path_exists(MICROCODE), -1);
+    accepted("microcode=a201016,coco=unmounted");
+    assert_null(microcode_file());
+
+    refused("microcode=", "microcode=: want 1 to 8 hex digits");
+    refused("microcode=0xa201016", "microcode=0xa201016: want 1 to 8 hex");
+    refused("microcode=123456789", "microcode=123456789: want 1 to 8 hex");
+    refused("microcode=-1", "microcode=-1: want");
+    refused("microcode=+1", "microcode=+1: want");
+    refused("microcode=a20101g", "microcode=a20101g: want");
+    refused("microcode=a201016 ", "microcode=a201016 : want");
+    refused("microcode=1,microcode=2", "\"microcode\" given twice");
+}
+
 static void test_words(void **state)
 {
     char spec[300];
@@ -234,6 +376,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value), cmocka_unit_test(test_counts),
         cmocka_unit_test(test_items), cmocka_unit_test(test_aesni),
+        cmocka_unit_test(test_cpu),   cmocka_unit_test(test_microcode),
         cmocka_unit_test(test_words), cmocka_unit_test(test_refusal_keeps_cpu),
     };
 
