@@ -492,12 +492,17 @@ static void put_json(FILE *out, const struct check_report *r,
 }
 
 /* The provider's counters, as Prometheus counters (name_total). */
-static const char *const counters[] = {
-    RDRAND_PARAM_RDRAND_WORDS,       RDRAND_PARAM_RDRAND_FAILURES,
-    RDRAND_PARAM_SEED_REQUESTS,      RDRAND_PARAM_SEED_FAILURES,
-    RDRAND_PARAM_SEED_BYTES,         RDRAND_PARAM_GENERATE_REQUESTS,
-    RDRAND_PARAM_GENERATE_FAILURES,  RDRAND_PARAM_HEALTH_FAILURES,
-    RDRAND_PARAM_CONDITIONED_BLOCKS, NULL};
+static const char *const counters[] = {RDRAND_PARAM_RDRAND_WORDS,
+                                       RDRAND_PARAM_RDRAND_FAILURES,
+                                       RDRAND_PARAM_SEED_REQUESTS,
+                                       RDRAND_PARAM_SEED_FAILURES,
+                                       RDRAND_PARAM_SEED_BYTES,
+                                       RDRAND_PARAM_GENERATE_REQUESTS,
+                                       RDRAND_PARAM_GENERATE_FAILURES,
+                                       RDRAND_PARAM_HEALTH_FAILURES,
+                                       RDRAND_PARAM_CONDITIONED_BLOCKS,
+                                       RDRAND_PARAM_HEALTH_TRIPS,
+                                       NULL};
 
 static void prom_label(FILE *out, const char *name, const char *value)
 {
@@ -526,6 +531,7 @@ static const char *const info_labels[][2] = {
     {RDRAND_PARAM_CPU_STEPPING, "cpu_stepping"},
     {RDRAND_PARAM_CPU_MICROCODE, "cpu_microcode"},
     {RDRAND_PARAM_CPU_ERRATA, "cpu_errata"},
+    {RDRAND_PARAM_HEALTH_VERDICT, "health_verdict"},
 };
 
 static void put_prometheus(FILE *out, const struct check_report *r,
@@ -574,6 +580,12 @@ static void put_prometheus(FILE *out, const struct check_report *r,
         prom_metric(out, name, "counter", help, r->provider);
         fprintf(out, "} %" PRIu64 "\n", v->u);
     }
+    if ((v = param(d, RDRAND_PARAM_COCO_ENFORCED)) != NULL) {
+        prom_metric(out, "rdrand_coco_enforced", "gauge",
+                    "1 when confidential-computing rules bind the process",
+                    r->provider);
+        fprintf(out, "} %" PRId64 "\n", v->i);
+    }
     if ((v = param(d, RDRAND_PARAM_COCO_SEED_BITS)) != NULL) {
         prom_metric(out, "rdrand_coco_seed_bytes", "gauge",
                     "bytes of RDRAND drawn and checked at load in a "
@@ -582,7 +594,8 @@ static void put_prometheus(FILE *out, const struct check_report *r,
         fprintf(out, "} %" PRIu64 "\n", v->u / 8);
     }
     prom_metric(out, "rdrand_info", "gauge",
-                "the provider's health state, confidential-computing "
+                "the provider's health state and the process's verdict "
+                "(ok, intermittent, permanent), confidential-computing "
                 "platform, conditioning, CPU (vendor, family, model, "
                 "stepping and microcode, as the provider's parameters "
                 "give them) and its known RDRAND errata, as labels",

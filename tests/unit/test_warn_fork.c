@@ -11,7 +11,10 @@
  *    its requests fail; the same with its threads faulting at once;
  *  - the parent faults: one line, and still one after its children;
  *  - a child of the faulted parent: one line; its own child: one line;
- *    a child whose threads all fault at once: one line.
+ *    a child whose threads all fault at once: one line.  The parent's
+ *    second request already made the process's verdict permanent (its
+ *    recovery met CF=0), so these children draw nothing: their requests
+ *    are refused, and a refusal warns once per process like a fault.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
