@@ -98,7 +98,11 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     cause = reason == RDRAND_R_NO_RDRAND ? "CPUID reports no RDRAND"
                                          : rdrand_reason_text(reason);
     if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED) {
-        /* Every request will raise coco_reason with the cause: say so now. */
+        /*
+         * Every request will raise coco_reason with the cause: say so now,
+         * as this process's one warning (a fork()ed child gives its own).
+         */
+        (void)rdrand_warn_once_claim(prov);
         rdrand_warn(prov,
                     "%s; platform %s (decided by %s); cause: %s; every seed "
                     "request fails (on_coco_failure = fail-closed): restart "

@@ -226,8 +226,8 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
             prov, v, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason(),
             request, len);
         /* A fork()ed child inherits the verdict, not the parent's warning. */
-        rdrand_warn_once(prov, latched != RDRAND_R_OK ? latched
-                                                      : rdrand_verdict_reason());
+        rdrand_warn_once(
+            prov, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason());
         return 0;
     }
     if (!prov->rdrand_available) {

@@ -202,7 +202,7 @@ RDRAND_SIM_SPEC=coco=intel-vm sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
 check "--prometheus: the CPU vendor as a label of rdrand_info" \
     stdout_has '^rdrand_info\{.*,conditioning="none",cpu_vendor="GenuineIntel",'
 check "--prometheus: family, model, stepping, microcode, errata as labels" \
-    stdout_has ',cpu_vendor="GenuineIntel",cpu_family="6",cpu_model="143",cpu_stepping="8",cpu_microcode="",cpu_errata="none"\} 1$'
+    stdout_has ',cpu_vendor="GenuineIntel",cpu_family="6",cpu_model="143",cpu_stepping="8",cpu_microcode="",cpu_errata="none",health_verdict="ok"\} 1$'
 
 # The CPU and the errata verdict (provider/cpu_errata.c).  An unlisted
 # CPU (the simulated default, AMD family 19h model 11h stepping 1, no
@@ -241,7 +241,7 @@ check "Zen 2 17h/71h: and it is the erratum's" stderr_has "$ERRATUM"
 RDRAND_SIM_SPEC=cpu=amd:17:71:0,microcode=8701013 \
     sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --prometheus
 check "Zen 2 17h/71h: --prometheus labels" \
-    stdout_has ',cpu_vendor="AuthenticAMD",cpu_family="23",cpu_model="113",cpu_stepping="0",cpu_microcode="0x8701013",cpu_errata="amd-17h-70h-7fh"\} 1$'
+    stdout_has ',cpu_vendor="AuthenticAMD",cpu_family="23",cpu_model="113",cpu_stepping="0",cpu_microcode="0x8701013",cpu_errata="amd-17h-70h-7fh",health_verdict="ok"\} 1$'
 
 # From code: OSSL_PROVIDER_load succeeds with a refused value (as from
 # openssl.cnf), latched; the first random byte fails naming it.
@@ -429,6 +429,16 @@ for row in "|0" "fail-from=1|1"; do
         "$PROM"
     check "--prometheus: counter rdrand_failures_total" \
         grep -qx '# TYPE rdrand_failures_total counter' "$PROM"
+    # fail-from=1: the load's self-test meets CF=0 (a trip), the checker's
+    # request recovers and meets it again: permanent, two trips.
+    verdict=ok trips=0
+    [ "$want" = 0 ] || verdict=permanent trips=2
+    check "--prometheus, RDRAND_SIM=$spec: health_verdict=\"$verdict\"" \
+        grep -q "^rdrand_info{.*,health_verdict=\"$verdict\"} 1\$" "$PROM"
+    check "--prometheus, RDRAND_SIM=$spec: rdrand_health_trips_total $trips" \
+        grep -qx "rdrand_health_trips_total{provider=\"$SIM\"} $trips" "$PROM"
+    check "--prometheus: gauge rdrand_coco_enforced 0 outside a guest" \
+        grep -qx "rdrand_coco_enforced{provider=\"$SIM\"} 0" "$PROM"
 done
 make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
 sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
