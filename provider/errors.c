@@ -74,6 +74,10 @@ static const OSSL_ITEM rdrand_reasons[] = {
      "frequent, so the defect persists; this process will not use RDRAND "
      "again: restart it after checking the CPU, its microcode and "
      "firmware"},
+    {RDRAND_R_LONG_CYCLE,
+     "RDRAND returned a word equal to one drawn earlier in this process, "
+     "beyond the last 32 (long-cycle test): its output cycles or repeats; "
+     "the CPU's random number generator is not usable"},
     {0, NULL}};
 
 const OSSL_ITEM *rdrand_reason_strings(void)

@@ -37,6 +37,7 @@ enum rdrand_reason {
     RDRAND_R_BIASED_BIT,        /* a bit position biased over a window */
     RDRAND_R_NO_AESNI,          /* conditioning = reduce512 without AES-NI */
     RDRAND_R_RECOVERY_FAILED,   /* the 8192 words after a trip, as a whole */
+    RDRAND_R_LONG_CYCLE,        /* a word drawn earlier in the process */
     RDRAND_R_MAX
 };
 

@@ -76,7 +76,7 @@ int rdrand_health_reason(unsigned int verdict)
     static const int reasons[] = {
         RDRAND_R_STUCK_ZERO,  RDRAND_R_STUCK_ONES, RDRAND_R_REPEATED_WORD,
         RDRAND_R_SHORT_CYCLE, RDRAND_R_STUCK_BIT,  RDRAND_R_ADAPTIVE_PROPORTION,
-        RDRAND_R_BIASED_BIT};
+        RDRAND_R_BIASED_BIT,  RDRAND_R_LONG_CYCLE};
 
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
         if (verdict & 1u << i)

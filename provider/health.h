@@ -15,6 +15,8 @@
 
 #include <emmintrin.h>
 
+#include "samples.h"
+
 /* Short-cycle test: a word may equal none of the last K words drawn. */
 #define RDRAND_HISTORY_WORDS 32
 /* Adaptive proportion test: window and cutoff per byte lane. */
@@ -73,6 +75,13 @@ struct rdrand_health {
     uint64_t ones[RDRAND_BIT_PLANES];
     int keyed; /* key set (the first self-test of this stream) */
     int warm;  /* a self-test passed into this state */
+    /*
+     * The long-cycle test's table (samples.h), or NULL: none.  The
+     * provider's thread states share the process's; unit tests give
+     * theirs one each, or none.
+     */
+    struct rdrand_samples *samples;
+    _Atomic uint64_t sink; /* rdrand_samples_step's slot for the unsampled */
 };
 
 void rdrand_health_init(struct rdrand_health *h);
@@ -85,7 +94,8 @@ enum rdrand_health_fail {
     RDRAND_FAIL_CYCLE = 8,
     RDRAND_FAIL_STUCK_BIT = 16,
     RDRAND_FAIL_APT = 32,
-    RDRAND_FAIL_BIASED_BIT = 64
+    RDRAND_FAIL_BIASED_BIT = 64,
+    RDRAND_FAIL_LONG_CYCLE = 128
 };
 
 /*
@@ -268,7 +278,7 @@ static inline uint64_t rdrand_health_group_step(struct rdrand_health *h,
 
 /* What the tests found on one word: non-zero where one failed. */
 struct rdrand_health_findings {
-    uint64_t digest, cycle, stuck, over, biased;
+    uint64_t digest, cycle, stuck, over, biased, long_cycle;
 };
 
 /* One test for the loop (a repeat is also a cycle; w + 1 <= 1 is w == 0
@@ -276,7 +286,9 @@ struct rdrand_health_findings {
 static inline int rdrand_health_any(const struct rdrand_health_findings *f,
                                     uint64_t w)
 {
-    return (f->stuck | f->over | f->biased | f->cycle | (w + 1 <= 1)) != 0;
+    return (f->stuck | f->over | f->biased | f->cycle | f->long_cycle
+            | (w + 1 <= 1))
+           != 0;
 }
 
 /*
@@ -299,7 +311,8 @@ rdrand_health_failed(const struct rdrand_health *h,
            | (unsigned int)(f->cycle != 0) * RDRAND_FAIL_CYCLE
            | (unsigned int)(f->stuck != 0) * RDRAND_FAIL_STUCK_BIT
            | (unsigned int)(f->over != 0) * RDRAND_FAIL_APT
-           | (unsigned int)(f->biased != 0) * RDRAND_FAIL_BIASED_BIT;
+           | (unsigned int)(f->biased != 0) * RDRAND_FAIL_BIASED_BIT
+           | (unsigned int)(f->long_cycle != 0) * RDRAND_FAIL_LONG_CYCLE;
 }
 
 /*
@@ -324,6 +337,9 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     f.cycle = rdrand_health_seen(h, tags, f.digest);
     h->history[slot] = f.digest;
     rdrand_tags_store(h, rdrand_tags_push(tags, f.digest));
+    /* Long cycle: sampled, seen in the process's table, then entered. */
+    if (h->samples != NULL)
+        f.long_cycle = rdrand_samples_step(h->samples, &h->sink, f.digest);
 
     f.stuck = rdrand_health_block_step(c, w);
 
@@ -370,7 +386,8 @@ static inline int rdrand_health_opens_window(const struct rdrand_health *h)
 /*
  * Run every continuous test on one word.  Returns RDRAND_R_OK, or the
  * reason of the first test it fails, in the order zero, all ones,
- * repetition, short cycle, stuck bit, adaptive proportion.
+ * repetition, short cycle, stuck bit, adaptive proportion, bit
+ * proportion, long cycle.
  */
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word);
 

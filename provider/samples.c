@@ -1,78 +1,79 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "samples.h"
 
-#include <stdatomic.h>
-
-#include "health.h"
-
 /*
- * A cycle that spans threads: a thread's own tests start with an empty
- * history, so a process that draws on a new thread per request (each
- * drawing fewer words than the windowed tests need) could be served the
- * same cycle over and over, every thread passing its self-test.  So each
- * self-test also compares its words with the samples of earlier
- * self-tests in the process: a direct-mapped table of keyed digests
- * (slot: the digest's top 10 bits), read and written with relaxed
- * atomics.  It runs only where a self-test runs (a thread's first
- * request, a recovery), never on the seed path, and takes no lock.
+ * Why a process-wide table.  A thread's own tests see 32 words back
+ * (health.h), and a self-test's samples looked across threads only when
+ * a thread self-tests, which a healthy long-lived thread never does
+ * again: a cycle of 33 or more words drawn on one context was served for
+ * ever.  So every word a thread draws is digested under the process's
+ * key, and one in two (chosen by the digest, so a repeated word is
+ * sampled exactly when its first occurrence was) is looked up in and
+ * entered into this direct-mapped table, by all threads.  A cycle, or a
+ * word repeated at any lag, trips the test at the first sampled repeat
+ * whose first occurrence is still in the table: whatever the request
+ * pattern, since the table outlives threads, contexts and instances.
  *
- * Races only lose entries (a slot overwritten), never invent a match:
- * a hit needs an equal 64-bit digest, which distinct words give with
- * probability 2^-64 (64 words against one slot each: 2^-58 per
- * self-test).  A clean source never trips it in practice.
+ * Reach.  A slot is overwritten by each later sampled digest with
+ * probability 2^-14, so after p words of the process's stream (p / 2
+ * sampled) an entry is still there with probability about
+ * e^(-p / 2^15): 0.88 at 4,096 words, 0.37 at 32,768.  A cycle of period
+ * p repeats p / 2 sampled words each period, so the expected number of
+ * them caught in its second period is (p / 2) e^(-p / 2^15): >= 10 up to
+ * p = 315,000 words (the reach), 1 at 400,000, then it fades out.
  *
- * The key is the process's, set once by whichever self-test comes first
- * (each half by compare-and-swap from 0, so every thread ends up with
- * the same halves); it comes from self-test words, never delivered, and
- * from other words of the sample than the thread's own key.  The table
- * holds digests of words that were never delivered.
+ * Bound.  In the second period, each word is sampled and remembered with
+ * probability q = e^(-p / 2^15) / 2, independently by the digest, so the
+ * repeated words delivered before the trip are geometric: more than
+ * ln(2^-20) / ln(1 - q) of them with probability 2^-20: 22 words
+ * (176 bytes) for p <= 2,048, 24 for p = 4,096, 69 for p = 32,768.  A
+ * cycle of p words has no sampled word at all with probability 2^-p
+ * (the short-cycle test covers p <= 32; 2^-33 at p = 33), under this
+ * process's key.  The request holding the caught word fails, and the
+ * verdict (verdict.c) keeps a cycle out: its recovery trips again.
+ *
+ * False positives.  A match needs an equal 64-bit digest: distinct words
+ * give one with probability 2^-64 (the digest is two folded 64x64-bit
+ * products, health.h), and an empty slot (0) matches a digest of 0 with
+ * the same probability.  So <= 2^-63 per sampled word, 2^-55 per 512-word
+ * window, 2^-30 over 2^32 seeds of 48 bytes.
+ *
+ * Cost.  A select, a load, a compare and a store per word, no branch;
+ * one store in two goes to this shared table, the other to the thread's
+ * sink.  Measured in docs/performance.md.  The table holds digests of
+ * delivered words, 128 KiB of them, for as long as they stay
+ * (docs/health-tests.md, "What stays in memory").
  */
-static _Atomic uint64_t rdrand_sample_key[2];
-static _Atomic uint64_t rdrand_sample_table[RDRAND_SAMPLE_SLOTS];
+static struct rdrand_samples rdrand_process_samples;
+static _Atomic uint64_t rdrand_process_key[2];
 
-static uint64_t rdrand_sample_key_half(int i, uint64_t candidate)
+/* The key half i: candidate if it is the first, else the first's. */
+static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
 {
     uint64_t expected = 0;
 
     if (candidate == 0)
         candidate = 1;
     if (atomic_compare_exchange_strong_explicit(
-            &rdrand_sample_key[i], &expected, candidate, memory_order_relaxed,
+            &rdrand_process_key[i], &expected, candidate, memory_order_relaxed,
             memory_order_relaxed))
         return candidate;
     return expected;
 }
 
-int rdrand_samples_seen(const uint64_t *words, size_t n)
+struct rdrand_samples *rdrand_samples_process(uint64_t key[2],
+                                              const uint64_t *words, size_t n)
 {
-    uint64_t key[2];
-    int seen = 0;
-
-    if (n < 6)
-        return 0;
-    key[0] = rdrand_sample_key_half(0, words[2] ^ words[n - 3]);
-    key[1] = rdrand_sample_key_half(1, words[3] ^ words[n - 4]);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t d = rdrand_health_digest(key, words[i]);
-
-        seen |= d != 0
-                && atomic_load_explicit(&rdrand_sample_table[d >> 54],
-                                        memory_order_relaxed)
-                       == d;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t d = rdrand_health_digest(key, words[i]);
-
-        atomic_store_explicit(&rdrand_sample_table[d >> 54], d,
-                              memory_order_relaxed);
-    }
-    return seen;
+    key[0] = rdrand_samples_key_half(0, words[0] ^ words[n - 1]);
+    key[1] = rdrand_samples_key_half(1, words[1] ^ words[n - 2]);
+    return &rdrand_process_samples;
 }
 
 void rdrand_samples_forget(void)
 {
     for (size_t i = 0; i < RDRAND_SAMPLE_SLOTS; i++)
-        atomic_store_explicit(&rdrand_sample_table[i], 0, memory_order_relaxed);
-    atomic_store_explicit(&rdrand_sample_key[0], 0, memory_order_relaxed);
-    atomic_store_explicit(&rdrand_sample_key[1], 0, memory_order_relaxed);
+        atomic_store_explicit(&rdrand_process_samples.slot[i], 0,
+                              memory_order_relaxed);
+    atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
+    atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);
 }

@@ -86,15 +86,15 @@ int rdrand_source_selftest(void)
     int reason = rdrand_draw(NULL, (unsigned char *)words, sizeof(words));
 
     rdrand_wipe_at_exit();
+    /* The thread's first: its tests join the process's long-cycle test. */
+    if (reason == RDRAND_R_OK && !rdrand_thread_health.keyed) {
+        rdrand_thread_health.samples = rdrand_samples_process(
+            rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS);
+        rdrand_thread_health.keyed = 1;
+    }
     if (reason == RDRAND_R_OK)
         reason = rdrand_health_selftest(&rdrand_thread_health, words,
                                         RDRAND_SELFTEST_WORDS);
-    /* A word of an earlier self-test, on any thread: the output cycles. */
-    if (reason == RDRAND_R_OK
-        && rdrand_samples_seen(words, RDRAND_SELFTEST_WORDS)) {
-        reason = RDRAND_R_SELFTEST_FAILED;
-        rdrand_thread_health.warm = 0;
-    }
     OPENSSL_cleanse(words, sizeof(words));
     return reason;
 }
@@ -116,7 +116,8 @@ static int rdrand_is_health_reason(int reason)
 {
     return reason == RDRAND_R_STUCK_ZERO || reason == RDRAND_R_STUCK_ONES
            || reason == RDRAND_R_REPEATED_WORD || reason == RDRAND_R_SHORT_CYCLE
-           || reason == RDRAND_R_STUCK_BIT || reason == RDRAND_R_BIASED_BIT
+           || reason == RDRAND_R_LONG_CYCLE || reason == RDRAND_R_STUCK_BIT
+           || reason == RDRAND_R_BIASED_BIT
            || reason == RDRAND_R_ADAPTIVE_PROPORTION
            || reason == RDRAND_R_SELFTEST_FAILED
            || reason == RDRAND_R_RECOVERY_FAILED;

@@ -249,6 +249,8 @@ static void assert_same_state(const struct rdrand_health *a,
     assert_memory_equal(a->ones, b->ones, sizeof(a->ones));
     assert_int_equal(a->keyed, b->keyed);
     assert_int_equal(a->warm, b->warm);
+    /* Each path has a long-cycle table of its own: both entered the same. */
+    assert_memory_equal(a->samples, b->samples, sizeof(*a->samples));
 }
 
 /* What rdrand_draw does at the end of a request, on the word-by-word state. */
@@ -260,10 +262,16 @@ static void end_request(struct rdrand_health *h)
 
 static void keyed_pair(struct rdrand_health *a, struct rdrand_health *b)
 {
+    static struct rdrand_samples table_a, table_b;
+
     rdrand_health_init(a);
     a->s.key[0] = 0x243f6a8885a308d3u;
     a->s.key[1] = 0x13198a2e03707344u;
     *b = *a;
+    memset(&table_a, 0, sizeof(table_a));
+    memset(&table_b, 0, sizeof(table_b));
+    a->samples = &table_a;
+    b->samples = &table_b;
 }
 
 /*
@@ -293,7 +301,10 @@ static void test_draw_matches_word_by_word(void **state)
  * A stream that trips: the simulated CPU replays a file in which word
  * `at` repeats an earlier word (a repetition or a short cycle), or in
  * which every word from `at` on has bit 5 set (stuck bit, at a block's
- * end).  One request of 4 KiB from states already 0..70 words in: the
+ * end), or from which the words cycle with a period of 300 (a long
+ * cycle, caught at the first sampled repeat: both paths each with a
+ * long-cycle table of their own).  One request of 4 KiB from states
+ * already 0..70 words in: the
  * same reason, the same executions (the one after the bad word
  * included), the same state.
  */
@@ -305,9 +316,9 @@ static void test_draw_matches_word_by_word_on_trips(void **state)
     const size_t n = sizeof(words) / sizeof(words[0]);
 
     (void)state;
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
         for (size_t pre = 0; pre <= 70; pre += 7) {
-            size_t at = pre + 40 + (size_t)kind * 3;
+            size_t at = pre + 40 + (size_t)kind * 3 + (kind == 3) * 300;
             struct rdrand_health a, b;
             int fd, reason_a, reason_b = RDRAND_R_OK;
             FILE *f;
@@ -325,6 +336,8 @@ static void test_draw_matches_word_by_word_on_trips(void **state)
                     words[i] = words[i - 9]; /* short cycle */
                 if (kind == 2 && i >= at)
                     words[i] |= 32; /* bit 5 stuck at 1 */
+                if (kind == 3 && i >= at)
+                    words[i] = words[i - 300]; /* long cycle */
                 fprintf(f, "%016llx\n", (unsigned long long)words[i]);
             }
             assert_int_equal(fclose(f), 0);
@@ -346,6 +359,8 @@ static void test_draw_matches_word_by_word_on_trips(void **state)
                 reason_b = rdrand_health_check_word(&b, words[fed]);
             end_request(&b);
             assert_int_equal(reason_a, reason_b);
+            if (kind == 3)
+                assert_int_equal(reason_a, RDRAND_R_LONG_CYCLE);
             assert_int_equal(rdrand_sim_executions(), fed + 1);
             assert_same_state(&a, &b);
             assert_true(all_bytes(buf, sizeof(buf), 0));

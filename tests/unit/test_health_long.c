@@ -10,11 +10,13 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/random.h>
 #include <time.h>
 
@@ -26,6 +28,24 @@
 #define RDRAND_LONG_WORDS 10000000u
 #define RDRAND_LONG_SELFTESTS 100000u
 #define RDRAND_LONG_CHUNK 4096u
+/* The many-threads run: 8 streams sharing one long-cycle table. */
+#define RDRAND_LONG_THREADS 8
+#define RDRAND_LONG_THREAD_WORDS 12500000u /* 10^8 in all */
+
+/*
+ * The long-cycle table every state here uses, as the provider's threads
+ * share the process's: a clean stream must not trip it either.
+ */
+static struct rdrand_samples rdrand_test_table;
+
+static void rdrand_test_state(struct rdrand_health *h, uint64_t k)
+{
+    rdrand_health_init(h);
+    h->s.key[0] = 0x243f6a8885a308d3u;
+    h->s.key[1] = 0x13198a2e03707344u ^ k;
+    h->keyed = 1;
+    h->samples = &rdrand_test_table;
+}
 
 static uint64_t rdrand_test_splitmix(uint64_t *state)
 {
@@ -103,7 +123,7 @@ static void test_long_splitmix(void **state)
     double t0 = rdrand_test_now();
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h, 0);
     for (uint64_t i = 0; i < RDRAND_LONG_WORDS; i++) {
         uint64_t w = rdrand_test_splitmix(&s);
         int reason = rdrand_health_check_word(&h, w);
@@ -148,7 +168,7 @@ static void test_long_getrandom(void **state)
         printf("getrandom() unavailable (errno %d); skipped\n", errno);
         skip();
     }
-    rdrand_health_init(&h);
+    rdrand_test_state(&h, 0);
     for (uint64_t i = 0; i < RDRAND_LONG_WORDS; i++) {
         uint64_t w;
         int reason;
@@ -198,6 +218,63 @@ static void test_long_selftests(void **state)
 }
 
 /*
+ * 10^8 clean words at once on 8 threads, one state each, all sharing the
+ * long-cycle table and its key (as the provider's threads do), each a
+ * splitmix64 stream of its own seed: no trip of any test.  Over 10^8
+ * words every test together trips a clean source with probability about
+ * 2e5 windows * 2^-37.7 = 9e-7.
+ */
+struct rdrand_test_thread {
+    uint64_t seed, tripped_at;
+    int reason;
+};
+
+static void *rdrand_test_thread_run(void *arg)
+{
+    struct rdrand_test_thread *t = arg;
+    struct rdrand_health h;
+    uint64_t s = t->seed;
+
+    rdrand_test_state(&h, 0);
+    for (uint64_t i = 0; i < RDRAND_LONG_THREAD_WORDS; i++) {
+        int reason = rdrand_health_check_word(&h, rdrand_test_splitmix(&s));
+
+        if (reason != RDRAND_R_OK) {
+            t->reason = reason;
+            t->tripped_at = i;
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void test_long_threads(void **state)
+{
+    struct rdrand_test_thread t[RDRAND_LONG_THREADS];
+    pthread_t id[RDRAND_LONG_THREADS];
+    double t0 = rdrand_test_now();
+
+    (void)state;
+    memset(&rdrand_test_table, 0, sizeof(rdrand_test_table));
+    for (int i = 0; i < RDRAND_LONG_THREADS; i++) {
+        /* seeds 2^62 apart: the streams never overlap */
+        t[i] = (struct rdrand_test_thread){(uint64_t)i << 62 | 0x5eed, 0, 0};
+        assert_int_equal(
+            pthread_create(&id[i], NULL, rdrand_test_thread_run, &t[i]), 0);
+    }
+    for (int i = 0; i < RDRAND_LONG_THREADS; i++)
+        assert_int_equal(pthread_join(id[i], NULL), 0);
+    for (int i = 0; i < RDRAND_LONG_THREADS; i++)
+        if (t[i].reason != RDRAND_R_OK)
+            fail_msg("thread %d: word %llu tripped reason %d", i,
+                     (unsigned long long)t[i].tripped_at, t[i].reason);
+    printf("threads: %d x %u clean words, one long-cycle table, no trip, "
+           "in %.2f s\n",
+           RDRAND_LONG_THREADS, RDRAND_LONG_THREAD_WORDS,
+           rdrand_test_now() - t0);
+}
+
+/*
  * The packed APT against a plain per-lane implementation of 90B 4.4.2,
  * on bytes drawn from small alphabets so that counts reach the cutoff
  * (and the window restarts) all the time: every count, after every word,
@@ -243,6 +320,7 @@ int main(void)
         cmocka_unit_test(test_long_splitmix),
         cmocka_unit_test(test_long_getrandom),
         cmocka_unit_test(test_long_selftests),
+        cmocka_unit_test(test_long_threads),
         cmocka_unit_test(test_apt_matches_reference),
     };
     double t0 = rdrand_test_now();
