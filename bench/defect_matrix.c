@@ -70,6 +70,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -558,6 +559,26 @@ done:
 
 /* ---- in the parent ---- */
 
+/* The temporary files, removed also when the run is interrupted. */
+static char tmp_dir[] = "/tmp/defect-matrix-XXXXXX";
+static char tmp_words[PATH_MAX];
+
+static void remove_tmp(void)
+{
+    unlink(tmp_words);
+    unlink(opt.conf);
+    rmdir(tmp_dir);
+}
+
+static const int caught[] = {SIGINT, SIGTERM, SIGPIPE, SIGHUP};
+
+static void interrupted(int sig)
+{
+    remove_tmp(); /* unlink and rmdir are async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -587,6 +608,11 @@ static void cell(const struct defect *d, const char *words, enum pattern p,
         struct result res;
 
         close(fds[0]);
+        /* a cell outlives no killed run, and the files are the run's */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+            _exit(1);
+        for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+            signal(caught[i], SIG_DFL);
         snprintf(spec, sizeof(spec), "words=%s", words);
         setenv("RDRAND_SIM", spec, 1);
         run_cell(d, p, &res);
@@ -656,7 +682,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    char dir[] = "/tmp/defect-matrix-XXXXXX", words[PATH_MAX], why[200];
+    char why[200];
     unsigned missed = 0, cells = 0;
     uint64_t v;
     FILE *f;
@@ -689,15 +715,19 @@ int main(int argc, char **argv)
         perror(argv[i]);
         return 2;
     }
-    if (mkdtemp(dir) == NULL) {
+    if (mkdtemp(tmp_dir) == NULL) {
         perror("mkdtemp");
         return 2;
     }
+    snprintf(opt.conf, sizeof(opt.conf), "%s/matrix.cnf", tmp_dir);
+    snprintf(tmp_words, sizeof(tmp_words), "%s/words", tmp_dir);
+    for (size_t c = 0; c < sizeof(caught) / sizeof(caught[0]); c++)
+        signal(caught[c], interrupted);
     /* No system openssl.cnf: every library context is the tool's own. */
     OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL);
-    snprintf(opt.conf, sizeof(opt.conf), "%s/matrix.cnf", dir);
     if ((f = fopen(opt.conf, "w")) == NULL) {
         perror(opt.conf);
+        remove_tmp();
         return 2;
     }
     fprintf(f,
@@ -708,9 +738,9 @@ int main(int argc, char **argv)
             opt.module);
     if (fclose(f) != 0) {
         perror(opt.conf);
+        remove_tmp();
         return 2;
     }
-    snprintf(words, sizeof(words), "%s/words", dir);
 
     printf("Budget: %llu words past the defect's start, or %llu requests "
            "after the first trip. Bytes: delivered by the provider (f, g: "
@@ -727,8 +757,9 @@ int main(int argc, char **argv)
 
         if (opt.row != NULL && strcmp(def->name, opt.row) != 0)
             continue;
-        if (!write_words(def, words)) {
-            fprintf(stderr, "%s: cannot write\n", words);
+        if (!write_words(def, tmp_words)) {
+            fprintf(stderr, "%s: cannot write\n", tmp_words);
+            remove_tmp();
             return 2;
         }
         for (enum pattern p = 0; p < NPATTERNS; p++) {
@@ -737,7 +768,7 @@ int main(int argc, char **argv)
 
             if (strchr(opt.patterns, 'a' + (int)p) == NULL)
                 continue;
-            cell(def, words, p, &r);
+            cell(def, tmp_words, p, &r);
             goal_missed(def, &r, why, sizeof(why));
             cells++;
             missed += why[0] != '\0';
@@ -761,10 +792,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "goal missed: %s, %s: %s\n", def->name,
                         pattern_names[p], why);
         }
-        unlink(words);
     }
-    unlink(opt.conf);
-    rmdir(dir);
+    remove_tmp();
     printf("\n%u of %u cells miss a goal.\n", missed, cells);
     return opt.check && missed > 0 ? 1 : 0;
 }
