@@ -55,11 +55,7 @@
  *
  * Goals (--check), issue 19's "What to build":
  *   every cell: after == 0, no hang, no crash;
- *   a biased bit: the cell trips, except on a thread per request (d):
- *   such a thread draws its 64-word self-test and one request, never a
- *   512-word window, so no bias test judges its words (a known gap,
- *   docs/health-tests.md, "What the tests do not see"); those cells are
- *   reported as "gap", not counted as met, and still held to after == 0;
+ *   a biased bit: the cell trips;
  *   a cycle of period p, the lag-L repeat, the late cycle: the cell trips
  *   and before <= 8 p + 4096 (its first period, new words, and at most
  *   4 KiB of repeats; for the lag, p = L).
@@ -648,17 +644,9 @@ static void cell(const struct defect *d, const char *words, enum pattern p,
     close(fds[0]);
 }
 
-/* The documented gap: a bias on a thread per request is never judged. */
-static int known_gap(const struct defect *d, enum pattern p,
-                     const struct result *r)
-{
-    return d->kind == BIAS && p == NEW_THREAD && !r->error && r->after == 0
-           && !r->tripped;
-}
-
 /* "" if the cell meets its goals, else why not. */
-static const char *goal_missed(const struct defect *d, enum pattern p,
-                               const struct result *r, char *why, size_t len)
+static const char *goal_missed(const struct defect *d, const struct result *r,
+                               char *why, size_t len)
 {
     uint64_t bound = 8 * d->p + SLACK_BYTES;
 
@@ -668,7 +656,7 @@ static const char *goal_missed(const struct defect *d, enum pattern p,
     else if (r->after > 0)
         snprintf(why, len, "%llu bytes after the first trip",
                  (unsigned long long)r->after);
-    else if (!r->tripped && !known_gap(d, p, r))
+    else if (!r->tripped)
         snprintf(why, len, "never tripped");
     else if (d->kind != BIAS && r->before > bound)
         snprintf(why, len, "%llu bytes before the trip, bound %llu",
@@ -695,7 +683,7 @@ static int parse_u64(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     char why[200];
-    unsigned missed = 0, cells = 0, gaps = 0;
+    unsigned missed = 0, cells = 0;
     uint64_t v;
     FILE *f;
     int i;
@@ -757,7 +745,7 @@ int main(int argc, char **argv)
     printf("Budget: %llu words past the defect's start, or %llu requests "
            "after the first trip. Bytes: delivered by the provider (f, g: "
            "its seed bytes). Goal: after = 0; cycles and the lag: before "
-           "<= 8 p + %d; biases: a trip (d: the documented gap).\n\n",
+           "<= 8 p + %d; biases: a trip.\n\n",
            (unsigned long long)opt.budget, (unsigned long long)opt.after,
            SLACK_BYTES);
     printf("| defect | pattern | before trip (B) | after trip (B) | trip at "
@@ -781,8 +769,7 @@ int main(int argc, char **argv)
             if (strchr(opt.patterns, 'a' + (int)p) == NULL)
                 continue;
             cell(def, tmp_words, p, &r);
-            goal_missed(def, p, &r, why, sizeof(why));
-            gaps += known_gap(def, p, &r);
+            goal_missed(def, &r, why, sizeof(why));
             cells++;
             missed += why[0] != '\0';
             if (r.error) {
@@ -800,16 +787,13 @@ int main(int argc, char **argv)
                    (unsigned long long)r.trips,
                    (unsigned long long)r.health_failures,
                    (unsigned long long)r.failed, (unsigned long long)r.requests,
-                   why[0]                  ? why
-                   : known_gap(def, p, &r) ? "gap (documented)"
-                                           : "met");
+                   why[0] ? why : "met");
             if (why[0])
                 fprintf(stderr, "goal missed: %s, %s: %s\n", def->name,
                         pattern_names[p], why);
         }
     }
     remove_tmp();
-    printf("\n%u of %u cells miss a goal; %u are the documented gap.\n", missed,
-           cells, gaps);
+    printf("\n%u of %u cells miss a goal.\n", missed, cells);
     return opt.check && missed > 0 ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #include "counters.h"
 #include "draw.h"
 #include "errors.h"
+#include "handover.h"
 #include "recovery.h"
 #include "samples.h"
 #include "verdict.h"
@@ -35,7 +36,8 @@ static _Thread_local struct rdrand_health rdrand_thread_health;
 static _Thread_local int rdrand_thread_wiped_at_exit;
 
 /*
- * The thread's state at thread exit: wiped by a thread-local key's
+ * The thread's state at thread exit: its open windows handed over
+ * (handover.c), then wiped by a thread-local key's
  * destructor (libcrypto's CRYPTO_THREAD_LOCAL, a pthread key), registered
  * once per process; the module stays mapped (-z nodelete), so the
  * destructor outlives an unload.  Not the core's thread_start upcall:
@@ -49,6 +51,7 @@ static int rdrand_exit_key_ok;
 
 static void rdrand_thread_wipe(void *state)
 {
+    rdrand_handover_put(state);
     OPENSSL_cleanse(state, sizeof(struct rdrand_health));
 }
 
@@ -78,6 +81,7 @@ void rdrand_source_forget(void)
     rdrand_health_init(&rdrand_thread_health);
     rdrand_verdict_forget();
     rdrand_samples_forget();
+    rdrand_handover_forget();
 }
 
 int rdrand_source_selftest(void)
@@ -86,11 +90,15 @@ int rdrand_source_selftest(void)
     int reason = rdrand_draw(NULL, (unsigned char *)words, sizeof(words));
 
     rdrand_wipe_at_exit();
-    /* The thread's first: its tests join the process's long-cycle test. */
+    /*
+     * The thread's first: its tests join the process's long-cycle test
+     * and continue the windows an exited thread left (handover.c).
+     */
     if (reason == RDRAND_R_OK && !rdrand_thread_health.keyed) {
         rdrand_thread_health.samples = rdrand_samples_process(
             rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS);
         rdrand_thread_health.keyed = 1;
+        rdrand_handover_take(&rdrand_thread_health);
     }
     if (reason == RDRAND_R_OK)
         reason = rdrand_health_selftest(&rdrand_thread_health, words,

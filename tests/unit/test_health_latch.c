@@ -6,7 +6,8 @@
  *   - a defect only the 512-word tests see stays latched: no request is
  *     served between their windows; a transient one clears;
  *   - a cycle longer than the self-test, drawn on a new thread per
- *     request, is caught by the process-wide table of self-test samples;
+ *     request, is caught by the process-wide long-cycle table; a biased
+ *     bit, by windows each thread hands to the next;
  *   - in a confidential guest a fault met by one library context fails
  *     every other one, loaded before or after;
  *   - after a trip in one library context, another one on the same thread
@@ -368,6 +369,43 @@ static void test_cycle_across_threads(void **state)
     cycle_across_threads(1000, 17);
 }
 
+/*
+ * A biased bit (0.75, from the first word after a clean self-test) on a
+ * new thread per 48-byte request: each thread draws 64 self-test words
+ * and 7 for its request, never a 512-word window of its own.  Each one
+ * hands its open windows to the next (handover.c), so the windows span
+ * the threads: the first trip comes within a few windows, and nothing is
+ * served after it.  Before, all 300 requests were served.
+ */
+static void test_bias_across_threads(void **state)
+{
+    struct session s;
+    int first_fail = -1, served_after = 0;
+
+    (void)state;
+    sim_words("", 60000, startup_then_biased);
+    assert_int_equal(session_up(&s), 1);
+    for (int i = 0; i < 300; i++) {
+        struct thread_request r = {&s, 0};
+        pthread_t t;
+
+        assert_int_equal(pthread_create(&t, NULL, thread_request_run, &r), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        if (!r.served && first_fail < 0)
+            first_fail = i;
+        else if (first_fail >= 0)
+            served_after += r.served;
+    }
+    printf("bias 0.75, a thread per 48-byte request: first failure at "
+           "request %d, %d served after it\n",
+           first_fail, served_after);
+    assert_true(first_fail >= 0);
+    /* 71 words a thread: 2 windows are 15 threads; allow 4 windows */
+    assert_true(first_fail <= 4 * WINDOW / (SELFTEST + 7));
+    assert_int_equal(served_after, 0);
+    session_down(&s);
+}
+
 /* ---- 4: in a guest, a fault is the process's ---- */
 
 static void coco_fault_scenario(void *arg)
@@ -540,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_weak_bias_nothing_after_trip),
         cmocka_unit_test(test_transient_bias_clears),
         cmocka_unit_test(test_cycle_across_threads),
+        cmocka_unit_test(test_bias_across_threads),
         cmocka_unit_test(test_coco_fault_fails_every_libctx),
         cmocka_unit_test(test_fault_makes_other_libctx_selftest),
         cmocka_unit_test(test_trip_stops_other_libctx),
