@@ -63,8 +63,8 @@ rdrand_draw_unchecked(unsigned char *out, size_t len, struct rdrand_tally *t)
  * read back by the next word's 16-byte loads cannot be store-forwarded),
  * the APT counts and reference in SSE registers too, and the tests'
  * findings are judged by one branch per word.  Only the digest history
- * stays in h: stored every word, read on a tag match (2^-11), and the
- * long-cycle test's sink (the table is the process's, samples.h).  What is
+ * stays in h: stored every word, read on a tag match (2^-11); the
+ * long-cycle test's table is the process's (samples.h).  What is
  * left costs by its instruction count more than by its dependencies:
  * docs/performance.md.
  */
@@ -106,7 +106,7 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
         h->history[slot] = f.digest;
         tags = rdrand_tags_push(tags, f.digest);
         if (samples != NULL)
-            f.long_cycle = rdrand_samples_step(samples, &h->sink, f.digest);
+            f.long_cycle = rdrand_samples_step(samples, f.digest);
 
         f.stuck = rdrand_health_block_step(&c, word);
 

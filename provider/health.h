@@ -81,7 +81,6 @@ struct rdrand_health {
      * theirs one each, or none.
      */
     struct rdrand_samples *samples;
-    _Atomic uint64_t sink; /* rdrand_samples_step's slot for the unsampled */
 };
 
 void rdrand_health_init(struct rdrand_health *h);
@@ -337,9 +336,9 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     f.cycle = rdrand_health_seen(h, tags, f.digest);
     h->history[slot] = f.digest;
     rdrand_tags_store(h, rdrand_tags_push(tags, f.digest));
-    /* Long cycle: sampled, seen in the process's table, then entered. */
+    /* Long cycle: seen in the process's table, then entered. */
     if (h->samples != NULL)
-        f.long_cycle = rdrand_samples_step(h->samples, &h->sink, f.digest);
+        f.long_cycle = rdrand_samples_step(h->samples, f.digest);
 
     f.stuck = rdrand_health_block_step(c, w);
 

@@ -7,41 +7,39 @@
  * a thread self-tests, which a healthy long-lived thread never does
  * again: a cycle of 33 or more words drawn on one context was served for
  * ever.  So every word a thread draws is digested under the process's
- * key, and one in two (chosen by the digest, so a repeated word is
- * sampled exactly when its first occurrence was) is looked up in and
- * entered into this direct-mapped table, by all threads.  A cycle, or a
- * word repeated at any lag, trips the test at the first sampled repeat
- * whose first occurrence is still in the table: whatever the request
- * pattern, since the table outlives threads, contexts and instances.
+ * key, looked up in this direct-mapped table and entered, by all
+ * threads.  A cycle, or a word repeated at any lag, trips the test at
+ * the first repeat whose first occurrence is still in the table,
+ * whatever the request pattern: the table outlives threads, contexts and
+ * instances.
  *
- * Reach.  A slot is overwritten by each later sampled digest with
- * probability 2^-14, so after p words of the process's stream (p / 2
- * sampled) an entry is still there with probability about
- * e^(-p / 2^15): 0.88 at 4,096 words, 0.37 at 32,768.  A cycle of period
- * p repeats p / 2 sampled words each period, so the expected number of
- * them caught in its second period is (p / 2) e^(-p / 2^15): >= 10 up to
- * p = 315,000 words (the reach), 1 at 400,000, then it fades out.
+ * Reach.  A slot is overwritten by each later digest with probability
+ * 2^-14, so p words of the process's stream later an entry is still
+ * there with probability q = e^(-p / 2^14): 0.998 at 33 words, 0.78 at
+ * 4,096, 0.37 at 16,384.  A cycle of period p repeats p words each
+ * period, so the expected number caught in its second period is p q:
+ * >= 10 up to p = 160,000 words (the reach), 1 at 200,000, then it
+ * fades out.
  *
- * Bound.  In the second period, each word is sampled and remembered with
- * probability q = e^(-p / 2^15) / 2, independently by the digest, so the
- * repeated words delivered before the trip are geometric: more than
- * ln(2^-20) / ln(1 - q) of them with probability 2^-20: 22 words
- * (176 bytes) for p <= 2,048, 24 for p = 4,096, 69 for p = 32,768.  A
- * cycle of p words has no sampled word at all with probability 2^-p
- * (the short-cycle test covers p <= 32; 2^-33 at p = 33), under this
- * process's key.  The request holding the caught word fails, and the
- * verdict (verdict.c) keeps a cycle out: its recovery trips again.
+ * Bound.  In the second period each repeated word is caught with
+ * probability q, independently by its digest's slot, so more than
+ * ln(2^-20) / ln(1 - q) repeated words pass before the trip with
+ * probability 2^-20: 3 (24 bytes) for p = 33, 7 for p <= 2,048, 10 for
+ * 4,096, 18 for 10,000, 96 for 32,768.  The request holding the caught
+ * word fails, and the verdict (verdict.c) keeps a cycle out: its
+ * recovery's words repeat too and trip again.
  *
  * False positives.  A match needs an equal 64-bit digest: distinct words
  * give one with probability 2^-64 (the digest is two folded 64x64-bit
  * products, health.h), and an empty slot (0) matches a digest of 0 with
- * the same probability.  So <= 2^-63 per sampled word, 2^-55 per 512-word
- * window, 2^-30 over 2^32 seeds of 48 bytes.
+ * the same probability.  So <= 2^-63 per word, 2^-54 per 512-word
+ * window, 2^-29 over 2^32 seeds of 48 bytes.
  *
- * Cost.  A select, a load, a compare and a store per word, no branch;
- * one store in two goes to this shared table, the other to the thread's
- * sink.  Measured in docs/performance.md.  The table holds digests of
- * delivered words, 128 KiB of them, for as long as they stay
+ * Cost.  A shift, a load, a compare and a store per word, no branch
+ * (docs/performance.md has the measured figures).  Every word's store
+ * goes to this shared table: threads drawing at once write lines other
+ * cores hold, which the store buffer absorbs.  The table holds digests
+ * of delivered words, 128 KiB of them, for as long as they stay
  * (docs/health-tests.md, "What stays in memory").
  */
 static struct rdrand_samples rdrand_process_samples;

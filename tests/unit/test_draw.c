@@ -302,7 +302,7 @@ static void test_draw_matches_word_by_word(void **state)
  * `at` repeats an earlier word (a repetition or a short cycle), or in
  * which every word from `at` on has bit 5 set (stuck bit, at a block's
  * end), or from which the words cycle with a period of 300 (a long
- * cycle, caught at the first sampled repeat: both paths each with a
+ * cycle, caught at its first remembered repeat: both paths each with a
  * long-cycle table of their own).  One request of 4 KiB from states
  * already 0..70 words in: the
  * same reason, the same executions (the one after the bad word

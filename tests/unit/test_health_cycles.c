@@ -61,12 +61,12 @@ static uint64_t clean_word(uint64_t k, uint64_t i)
 
 /*
  * samples.c's bound: in the second period each word is caught with
- * probability q = e^(-p / 2^15) / 2, so more than ln(2^-20) / ln(1 - q)
+ * probability q = e^(-p / 2^14), so more than ln(2^-20) / ln(1 - q)
  * repeated words pass with probability 2^-20.
  */
 static double bound_words(double p)
 {
-    double q = exp(-p / (double)(1u << 15)) / 2;
+    double q = exp(-p / (double)RDRAND_SAMPLE_SLOTS);
 
     return ceil(log(ldexp(1, -20)) / log(1 - q));
 }
@@ -117,10 +117,10 @@ static void test_cycles_caught_within_bound(void **state)
 }
 
 /*
- * Lag repeats.  Odd words repeating the word 100 before: half the words
- * repeat, each caught with probability about 1/2, so with 2^-20 at most
- * 20 repeats (40 words) pass.  One word in 8 repeating the word 3,000
- * before: q = e^(-3000 / 2^15) / 2 = 0.456, 23 repeats (184 words).
+ * Lag repeats.  Odd words repeating the word 100 before: each repeat is
+ * caught with probability q = e^(-100 / 2^14) = 0.994, so with 2^-20 at
+ * most 3 repeats (6 words) pass.  One word in 8 repeating the word 3,000
+ * before: q = e^(-3000 / 2^14) = 0.83, 8 repeats (64 words).
  */
 static void test_lag_repeats(void **state)
 {
@@ -128,8 +128,8 @@ static void test_lag_repeats(void **state)
         const char *name;
         uint64_t lag, every;
         double repeats; /* bound on repeats passed, as above */
-    } kinds[] = {{"odd words repeat lag 100", 100, 2, 20},
-                 {"1 in 8 words repeat lag 3000", 3000, 8, 23}};
+    } kinds[] = {{"odd words repeat lag 100", 100, 2, 3},
+                 {"1 in 8 words repeat lag 3000", 3000, 8, 8}};
     static uint64_t w[CLEAN + 20000];
 
     (void)state;
@@ -196,8 +196,8 @@ static void test_across_threads(void **state)
 }
 
 /*
- * A clean stream through the table: 10^6 words, 5 * 10^5 sampled, each
- * a false match with probability <= 2^-63.  test_health_long runs 10^7
+ * A clean stream through the table: 10^6 words, each a false match with
+ * probability <= 2^-63.  test_health_long runs 10^7
  * more and test_health_clean 10^8 on 8 threads sharing a table.
  */
 static void test_clean_never_trips(void **state)

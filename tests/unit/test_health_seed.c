@@ -350,9 +350,7 @@ static void test_init_selftest_failure(void **state)
          SELFTEST, 0, 1},
         /*
          * The short-cycle test sees no period > 32; the long-cycle test
-         * does, at a sampled repeat (this cycle has one: a 33-word cycle
-         * has none with probability 2^-33, and then the sample rule
-         * catches it)
+         * does, at the first repeated word (the sample rule would too)
          */
         {"a cycle of 33 words", NULL, RDRAND_R_LONG_CYCLE, SELFTEST, 0, 1, 0,
          SELFTEST, 0, 1},
