@@ -7,40 +7,49 @@
  * a thread self-tests, which a healthy long-lived thread never does
  * again: a cycle of 33 or more words drawn on one context was served for
  * ever.  So every word a thread draws is digested under the process's
- * key, looked up in this direct-mapped table and entered, by all
- * threads.  A cycle, or a word repeated at any lag, trips the test at
- * the first repeat whose first occurrence is still in the table,
- * whatever the request pattern: the table outlives threads, contexts and
- * instances.
+ * key, and one in four (chosen by the digest, so a repeated word is
+ * sampled exactly when its first occurrence was) is looked up in and
+ * entered into this direct-mapped table, by all threads.  A cycle, or a
+ * word repeated at any lag, trips the test at the first sampled repeat
+ * whose first occurrence is still in the table, whatever the request
+ * pattern: the table outlives threads, contexts and instances.
  *
- * Reach.  A slot is overwritten by each later digest with probability
- * 2^-14, so p words of the process's stream later an entry is still
- * there with probability q = e^(-p / 2^14): 0.998 at 33 words, 0.78 at
- * 4,096, 0.37 at 16,384.  A cycle of period p repeats p words each
- * period, so the expected number caught in its second period is p q:
- * >= 10 up to p = 160,000 words (the reach), 1 at 200,000, then it
- * fades out.
+ * Why one in four.  Every word in the table made two threads drawing at
+ * once slower than one (each store wrote a line the other core held:
+ * 2.3-2.5 million 48-byte generates a second on two threads against
+ * 2.4-2.9 on one); one in four brought back the scaling of before
+ * (docs/performance.md) and costs 51 instructions per 48-byte seed
+ * instead of 109.  Its price: a cycle none of whose p words is sampled,
+ * probability (3/4)^p under this process's key: 7.5e-5 for p = 33,
+ * 3.2e-13 for p = 100 (the short-cycle test covers p <= 32, and a short
+ * cycle skews the bit proportion test's counts).
  *
- * Bound.  In the second period each repeated word is caught with
- * probability q, independently by its digest's slot, so more than
+ * Reach.  A slot is overwritten by each later sampled digest with
+ * probability 2^-14, so p words of the process's stream later (p / 4
+ * sampled) an entry is still there with probability e^(-p / 2^16):
+ * 0.94 at 4,096 words, 0.61 at 32,768.  A cycle of period p repeats p / 4
+ * sampled words each period, so the expected number caught in its second
+ * period is (p / 4) e^(-p / 2^16): >= 10 up to p = 630,000 words (the
+ * reach), 1 at 800,000, then it fades out.
+ *
+ * Bound.  In the second period each word is caught with probability
+ * q = e^(-p / 2^16) / 4, independently by its digest, so more than
  * ln(2^-20) / ln(1 - q) repeated words pass before the trip with
- * probability 2^-20: 3 (24 bytes) for p = 33, 7 for p <= 2,048, 10 for
- * 4,096, 18 for 10,000, 96 for 32,768.  The request holding the caught
- * word fails, and the verdict (verdict.c) keeps a cycle out: its
- * recovery's words repeat too and trip again.
+ * probability 2^-20: 49 words (392 bytes) for p <= 200, 50 for 2,048,
+ * 52 for 4,096, 58 for 10,000, 85 for 32,768, 249 for 100,000.  The
+ * request holding the caught word fails, and the verdict (verdict.c)
+ * keeps a cycle out: its recovery's words repeat too and trip again.
  *
  * False positives.  A match needs an equal 64-bit digest: distinct words
  * give one with probability 2^-64 (the digest is two folded 64x64-bit
  * products, health.h), and an empty slot (0) matches a digest of 0 with
- * the same probability.  So <= 2^-63 per word, 2^-54 per 512-word
- * window, 2^-29 over 2^32 seeds of 48 bytes.
+ * the same probability.  So <= 2^-63 per sampled word, 2^-56 per
+ * 512-word window.
  *
- * Cost.  A shift, a load, a compare and a store per word, no branch
- * (docs/performance.md has the measured figures).  Every word's store
- * goes to this shared table: threads drawing at once write lines other
- * cores hold, which the store buffer absorbs.  The table holds digests
- * of delivered words, 128 KiB of them, for as long as they stay
- * (docs/health-tests.md, "What stays in memory").
+ * Cost.  A test and a branch per word; for one in four a load, a compare
+ * and a store in the shared table (docs/performance.md).  The table
+ * holds digests of delivered words, 128 KiB of them, for as long as they
+ * stay (docs/health-tests.md, "What stays in memory").
  */
 static struct rdrand_samples rdrand_process_samples;
 static _Atomic uint64_t rdrand_process_key[2];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The process-wide long-cycle test: a table of word digests that every
- * thread's draws are looked up in and entered into.  Derivations
+ * The process-wide long-cycle test: a table of sampled word digests that
+ * every thread's draws are looked up in and entered into.  Derivations
  * (reach, bound, false-positive rate, cost) in samples.c and
  * docs/health-tests.md, "Long cycles".
  */
@@ -15,21 +15,30 @@
 /* 2^14 slots of 8 bytes (128 KiB); a digest's top 14 bits pick its slot. */
 #define RDRAND_SAMPLE_SLOTS_LOG2 14
 #define RDRAND_SAMPLE_SLOTS ((size_t)1 << RDRAND_SAMPLE_SLOTS_LOG2)
+/* A word is sampled when its digest's low two bits are 0: one in four. */
+#define RDRAND_SAMPLE_MASK ((uint64_t)3)
+
 struct rdrand_samples {
     _Atomic uint64_t slot[RDRAND_SAMPLE_SLOTS];
 };
 
 /*
- * Digest d, of a word just drawn: 1 if its slot holds it already (the
- * word was drawn before, in any thread, and is still remembered), else
- * 0; then d is entered.  Relaxed atomics: plain loads and stores on
- * x86-64, no lock prefix; a race loses an entry, never invents a match.
+ * Digest d, of a word just drawn: 1 if it is sampled and its slot holds
+ * it already (the word was drawn before, in any thread, and is still
+ * remembered), else 0; a sampled digest is then entered.  Sampling by
+ * the digest means a repeated word is sampled exactly when its first
+ * occurrence was.  Relaxed atomics: plain loads and stores on x86-64, no
+ * lock prefix; a race loses an entry, never invents a match.
  */
 static inline uint64_t rdrand_samples_step(struct rdrand_samples *t, uint64_t d)
 {
-    _Atomic uint64_t *slot = &t->slot[d >> (64 - RDRAND_SAMPLE_SLOTS_LOG2)];
-    uint64_t seen = atomic_load_explicit(slot, memory_order_relaxed) == d;
+    _Atomic uint64_t *slot;
+    uint64_t seen;
 
+    if ((d & RDRAND_SAMPLE_MASK) != 0)
+        return 0;
+    slot = &t->slot[d >> (64 - RDRAND_SAMPLE_SLOTS_LOG2)];
+    seen = atomic_load_explicit(slot, memory_order_relaxed) == d;
     atomic_store_explicit(slot, d, memory_order_relaxed);
     return seen;
 }

@@ -61,12 +61,13 @@ static uint64_t clean_word(uint64_t k, uint64_t i)
 
 /*
  * samples.c's bound: in the second period each word is caught with
- * probability q = e^(-p / 2^14), so more than ln(2^-20) / ln(1 - q)
- * repeated words pass with probability 2^-20.
+ * probability q = e^(-p / 2^16) / 4 (sampled, and still in the table), so
+ * more than ln(2^-20) / ln(1 - q) repeated words pass with probability
+ * 2^-20.
  */
 static double bound_words(double p)
 {
-    double q = exp(-p / (double)RDRAND_SAMPLE_SLOTS);
+    double q = exp(-p / (4.0 * RDRAND_SAMPLE_SLOTS)) / 4;
 
     return ceil(log(ldexp(1, -20)) / log(1 - q));
 }
@@ -118,9 +119,9 @@ static void test_cycles_caught_within_bound(void **state)
 
 /*
  * Lag repeats.  Odd words repeating the word 100 before: each repeat is
- * caught with probability q = e^(-100 / 2^14) = 0.994, so with 2^-20 at
- * most 3 repeats (6 words) pass.  One word in 8 repeating the word 3,000
- * before: q = e^(-3000 / 2^14) = 0.83, 8 repeats (64 words).
+ * caught with probability q = e^(-100 / 2^16) / 4 = 0.25, so with 2^-20
+ * at most 49 repeats (98 words) pass.  One word in 8 repeating the word
+ * 3,000 before: q = e^(-3000 / 2^16) / 4 = 0.239, 51 repeats (408 words).
  */
 static void test_lag_repeats(void **state)
 {
@@ -128,8 +129,8 @@ static void test_lag_repeats(void **state)
         const char *name;
         uint64_t lag, every;
         double repeats; /* bound on repeats passed, as above */
-    } kinds[] = {{"odd words repeat lag 100", 100, 2, 3},
-                 {"1 in 8 words repeat lag 3000", 3000, 8, 8}};
+    } kinds[] = {{"odd words repeat lag 100", 100, 2, 49},
+                 {"1 in 8 words repeat lag 3000", 3000, 8, 51}};
     static uint64_t w[CLEAN + 20000];
 
     (void)state;
@@ -196,8 +197,8 @@ static void test_across_threads(void **state)
 }
 
 /*
- * A clean stream through the table: 10^6 words, each a false match with
- * probability <= 2^-63.  test_health_long runs 10^7
+ * A clean stream through the table: 10^6 words, 2.5 * 10^5 sampled, each
+ * a false match with probability <= 2^-63.  test_health_long runs 10^7
  * more and test_health_clean 10^8 on 8 threads sharing a table.
  */
 static void test_clean_never_trips(void **state)
