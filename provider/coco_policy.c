@@ -39,7 +39,8 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
         if (reason == RDRAND_R_OK)
             prov->coco_seed_bits = prov->config.coco_seed_bits;
         else
-            rdrand_source_fault(prov, reason, NULL); /* permanent here */
+            /* permanent here; the load's line says it (init_check) */
+            rdrand_source_record(prov, reason, NULL);
     }
     return reason;
 }
@@ -102,7 +103,7 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
          * Every request will raise coco_reason with the cause: say so now,
          * as this process's one warning (a fork()ed child gives its own).
          */
-        (void)rdrand_warn_once_claim(prov);
+        (void)rdrand_warn_permanent_claim(prov);
         rdrand_warn(prov,
                     "%s; platform %s (decided by %s); cause: %s; every seed "
                     "request fails (on_coco_failure = fail-closed): restart "
@@ -133,6 +134,7 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
      * reason, cause, platform and signal this is 504 bytes, within
      * rdrand_warn's 512.
      */
+    (void)rdrand_warn_permanent_claim(prov);
     rdrand_warn(prov,
                 "%s; platform %s (decided by %s); cause: %s; refused to "
                 "load (on_coco_failure = refuse); from openssl.cnf OpenSSL "

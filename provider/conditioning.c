@@ -211,6 +211,8 @@ void rdrand_cond_init(struct rdrand_prov *prov)
         return;
     }
     if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK) {
+        /* The load's one line: the fault (its reason) and the refusal. */
+        (void)rdrand_warn_once_claim(prov);
         rdrand_cond_refuse(prov, reason,
                            "conditioning = reduce512: no CBC-MAC key was "
                            "drawn, because RDRAND failed its check at load; "
@@ -230,7 +232,7 @@ void rdrand_cond_init(struct rdrand_prov *prov)
      * process's one-shot warning is spent on it.
      */
     (void)rdrand_warn_once_claim(prov);
-    rdrand_source_fault(prov, reason, NULL);
+    rdrand_source_record(prov, reason, NULL);
     rdrand_cond_refuse(prov, reason,
                        "conditioning = reduce512 refused: drawing the CBC-MAC "
                        "key from RDRAND at load failed, so every request from "

@@ -151,10 +151,18 @@ void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
  * its parent's flag; its faults still reach the error queue.
  */
 static atomic_flag rdrand_warned = ATOMIC_FLAG_INIT;
+/*
+ * The second kind of line: the process's verdict became permanent.  A
+ * first trip that a recovery may answer warns once; the verdict that no
+ * request will be served again until a restart is worth a line of its
+ * own, also once per process (docs/operations.md).
+ */
+static atomic_flag rdrand_warned_permanent = ATOMIC_FLAG_INIT;
 
 static void rdrand_warned_child(void)
 {
     atomic_flag_clear(&rdrand_warned);
+    atomic_flag_clear(&rdrand_warned_permanent);
 }
 
 __attribute__((constructor)) static void rdrand_warned_at_load(void)
@@ -173,4 +181,23 @@ void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
 {
     if (rdrand_warn_once_claim(prov))
         rdrand_warn(prov, "%s", rdrand_reason_text(reason));
+}
+
+int rdrand_warn_permanent_claim(const struct rdrand_prov *prov)
+{
+    /* A permanent verdict says the fault too: no separate first line. */
+    (void)rdrand_warn_once_claim(prov);
+    return prov->config.warn != RDRAND_WARN_NONE
+           && !atomic_flag_test_and_set(&rdrand_warned_permanent);
+}
+
+void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason)
+{
+    if (rdrand_warn_permanent_claim(prov))
+        rdrand_warn(prov,
+                    "%s; the process's verdict on RDRAND is now permanent "
+                    "(health-verdict): no request is served again in this "
+                    "process; restart it after checking the CPU, its "
+                    "microcode and firmware",
+                    rdrand_reason_text(reason));
 }

@@ -68,6 +68,14 @@ void rdrand_warn_once(const struct rdrand_prov *prov, int reason);
  */
 int rdrand_warn_once_claim(const struct rdrand_prov *prov);
 /*
+ * The process's one line for a permanent verdict (a fork()ed child gives
+ * its own), naming reason; it also takes the one warning above, since it
+ * says the fault too.  The claim is the same without writing, for a
+ * caller whose own line says both.
+ */
+void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason);
+int rdrand_warn_permanent_claim(const struct rdrand_prov *prov);
+/*
  * A warning on the same channel every time it is called: for what happens
  * at most once per load (a refused config section, a refusal to load).
  */

@@ -292,12 +292,18 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     /* After a permanent verdict nothing is drawn again, not even here. */
     if (prov->rdrand_available && rdrand_verdict_reason() == RDRAND_R_OK
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
-        rdrand_source_fault(prov, reason, NULL);
+        rdrand_source_record(prov, reason, NULL);
     if (!rdrand_coco_init_check(prov)) {
         OPENSSL_clear_free(prov, sizeof(*prov));
         return 0;
     }
     rdrand_cond_init(prov);
+    /*
+     * One line for what the load met, unless a line above (the CoCo
+     * check's, reduce512's) already said it and took the warning.
+     */
+    if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK)
+        rdrand_source_warn(prov, reason);
     /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
     if (!prov->rdrand_available && !prov->coco_enforced)
         rdrand_warn(prov,

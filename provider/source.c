@@ -160,7 +160,8 @@ void rdrand_source_latch_coco(struct rdrand_prov *prov, int coco_reason)
     rdrand_source_latch(prov, coco_reason, 1);
 }
 
-void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
+void rdrand_source_record(struct rdrand_prov *prov, int reason,
+                          const char *what)
 {
     int permanent;
 
@@ -175,7 +176,20 @@ void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
                                  "permanent (health-verdict): no request "
                                  "is served again in this process"
                                : "");
-    rdrand_warn_once(prov, reason);
+}
+
+void rdrand_source_warn(const struct rdrand_prov *prov, int reason)
+{
+    if (rdrand_verdict_load() & RDRAND_VERDICT_PERMANENT)
+        rdrand_warn_permanent(prov, reason);
+    else
+        rdrand_warn_once(prov, reason);
+}
+
+void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
+{
+    rdrand_source_record(prov, reason, what);
+    rdrand_source_warn(prov, reason);
 }
 
 /* Why a permanent verdict fails this request, for the error queue. */
@@ -235,7 +249,7 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
             prov, v, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason(),
             request, len);
         /* A fork()ed child inherits the verdict, not the parent's warning. */
-        rdrand_warn_once(
+        rdrand_warn_permanent(
             prov, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason());
         return 0;
     }

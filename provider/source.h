@@ -46,6 +46,17 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
  */
 void rdrand_source_fault(struct rdrand_prov *prov, int reason,
                          const char *what);
+/*
+ * The same without the warning, for the load, which writes one line for
+ * all it met (rdrand_source_warn, or a line of its own that claims it).
+ */
+void rdrand_source_record(struct rdrand_prov *prov, int reason,
+                          const char *what);
+/*
+ * The process's warning for reason: the one-shot line, or, once the
+ * verdict is permanent, the permanent one.
+ */
+void rdrand_source_warn(const struct rdrand_prov *prov, int reason);
 
 /* The reason the source is latched in error, or RDRAND_R_OK. */
 int rdrand_source_latched(const struct rdrand_prov *prov);

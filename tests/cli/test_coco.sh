@@ -29,6 +29,8 @@ stdout_empty() { [ ! -s "$OUT/stdout" ]; }
 values_are() { # values_are V...: stdout is exactly these lines
     [ "$(cat "$OUT/stdout")" = "$(printf '%s\n' "$@")" ]
 }
+# The load's fault and its CoCo consequence are one line, not two.
+one_warning() { [ "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1 ]; }
 
 # --- failing guests: the startup self-test passes and the CoCo draw
 # fails (fail-at=65), the self-test sees a stuck word, or no RDRAND ---
@@ -72,6 +74,7 @@ for row in "${failing[@]}"; do
     fi
     check "$t refuse: the refusal is on the warning channel (stderr)" \
         stderr_has "^rdrand-provider: $reason; $detail.*; refused to load"
+    check "$t refuse: one warning line" one_warning
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t refuse: list -providers exits 0" exited_ok
     check "$t refuse: $SIM absent from list -providers" \
@@ -98,6 +101,9 @@ for row in "${failing[@]}"; do
     check "$t fail-closed: latched, naming the platform" \
         stderr_has "latched in a confidential guest \\($platform\\)"
     check "$t fail-closed: no bytes printed" stdout_empty
+    check "$t fail-closed: one warning line, the load's" one_warning
+    check "$t fail-closed: it says every request fails" \
+        stderr_has "^rdrand-provider: $reason; $detail.*; every seed request fails"
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t fail-closed: list -providers exits 0" exited_ok
     check "$t fail-closed: listed, status: inactive" listed $SIM inactive

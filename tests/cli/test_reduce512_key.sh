@@ -48,4 +48,13 @@ key_fails "CF=0 on the key's second word" fail-at=66 "$CF0"
     printf '%016x\n' 0x0123456789abcdef 0x0123456789abcdef
 } >"$OUT/keyrep.words"
 key_fails "the key's words repeat" "words=$OUT/keyrep.words" "$REPEAT"
+
+# CF=0 in the load's self-test, before the key: no key is drawn; still one
+# line, naming the fault and the refusal (it was two before).
+run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$OUT/reduce512.cnf" \
+    "RDRAND_SIM=fail-at=5" -- "$OPENSSL_BIN" rand -hex 16
+check "self-test CF=0: openssl rand exits non-zero" exited_fail
+check "self-test CF=0: exactly one warning line" one_line
+check "self-test CF=0: it names the fault and the refusal" \
+    stderr_has "^rdrand-provider: $CF0.*no CBC-MAC key was drawn"
 finish
