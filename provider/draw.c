@@ -106,7 +106,8 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
         h->history[slot] = f.digest;
         tags = rdrand_tags_push(tags, f.digest);
         if (samples != NULL)
-            f.long_cycle = rdrand_samples_step(samples, f.digest);
+            f.long_cycle = rdrand_samples_step(samples, word, f.digest,
+                                               c.key[0], c.key[1]);
 
         f.stuck = rdrand_health_block_step(&c, word);
 

@@ -154,7 +154,7 @@ static int rdrand_popcount64(uint64_t x)
  * RDRAND_SELFTEST_MIN_FLIPS bits (the kernel's "enough changes" test in
  * bit form: a mostly stuck register fails).
  */
-static int rdrand_selftest_rules(const uint64_t *words, size_t n)
+int rdrand_health_sample_rules(const uint64_t *words, size_t n)
 {
     uint64_t seen_zero = 0, seen_one = 0;
 
@@ -197,7 +197,7 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
         if (reason == RDRAND_R_OK)
             reason = r;
     }
-    if (reason == RDRAND_R_OK && !rdrand_selftest_rules(words, n))
+    if (reason == RDRAND_R_OK && !rdrand_health_sample_rules(words, n))
         reason = RDRAND_R_SELFTEST_FAILED;
     h->warm = reason == RDRAND_R_OK;
     return reason;

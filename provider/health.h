@@ -338,7 +338,8 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     rdrand_tags_store(h, rdrand_tags_push(tags, f.digest));
     /* Long cycle: seen in the process's table, then entered. */
     if (h->samples != NULL)
-        f.long_cycle = rdrand_samples_step(h->samples, f.digest);
+        f.long_cycle =
+            rdrand_samples_step(h->samples, w, f.digest, c->key[0], c->key[1]);
 
     f.stuck = rdrand_health_block_step(c, w);
 
@@ -399,6 +400,12 @@ int rdrand_health_check_word(struct rdrand_health *h, uint64_t word);
  */
 int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
                            size_t n);
+
+/*
+ * The sample rules alone (no state): all n words distinct, every bit
+ * takes both values, neighbours differ in enough bits.  1 if they hold.
+ */
+int rdrand_health_sample_rules(const uint64_t *words, size_t n);
 
 /* The same on a fresh state (for tests and tools). */
 int rdrand_health_selftest_sample(const uint64_t *words, size_t n);

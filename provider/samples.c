@@ -40,11 +40,14 @@
  * request holding the caught word fails, and the verdict (verdict.c)
  * keeps a cycle out: its recovery's words repeat too and trip again.
  *
- * False positives.  A match needs an equal 64-bit digest: distinct words
- * give one with probability 2^-64 (the digest is two folded 64x64-bit
- * products, health.h), and an empty slot (0) matches a digest of 0 with
- * the same probability.  So <= 2^-63 per sampled word, 2^-56 per
- * 512-word window.
+ * False positives.  A match needs an equal 64-bit check (samples.h): the
+ * slot's entries share the digest's slot and sample bits, so the check
+ * is a second digest of the word, whose 64 bits those do not fix; for
+ * distinct words it is equal with probability about 2^-64, and an empty
+ * slot (0) matches a check of 0 with the same probability.  So <= 2^-63
+ * per sampled word, 2^-65 per word, 2^-56 per 512-word window.  (The
+ * digest itself was stored at first: 48 free bits, 2^-48 per lookup, as
+ * the review of round three measured.)
  *
  * Cost.  A test and a branch per word; for one in four a load, a compare
  * and a store in the shared table (docs/performance.md).  The table
@@ -68,11 +71,29 @@ static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
     return expected;
 }
 
+/* Two words folded into one: never 0 or 1 from distinct words by design. */
+static uint64_t rdrand_samples_mix(uint64_t a, uint64_t b)
+{
+    unsigned __int128 p = (unsigned __int128)a * (b | 1);
+
+    return (uint64_t)(p >> 64) ^ (uint64_t)p ^ b;
+}
+
+/*
+ * Only from a sample that passed the sample rules (the caller's check):
+ * 64 distinct words, every bit varying.  An XOR of two words was the key
+ * before, set before the sample was judged: a CPU that repeats a word at
+ * the sample's ends gave the key {1, 1}, under which the digest is the
+ * word itself, and the table and every history held delivered words in
+ * plain (review of round three, D2).
+ */
 struct rdrand_samples *rdrand_samples_process(uint64_t key[2],
                                               const uint64_t *words, size_t n)
 {
-    key[0] = rdrand_samples_key_half(0, words[0] ^ words[n - 1]);
-    key[1] = rdrand_samples_key_half(1, words[1] ^ words[n - 2]);
+    key[0] = rdrand_samples_key_half(
+        0, rdrand_samples_mix(words[0], words[n - 1]) ^ words[n / 2]);
+    key[1] = rdrand_samples_key_half(
+        1, rdrand_samples_mix(words[1], words[n - 2]) ^ words[n / 2 + 1]);
     return &rdrand_process_samples;
 }
 

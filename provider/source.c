@@ -91,10 +91,14 @@ int rdrand_source_selftest(void)
 
     rdrand_wipe_at_exit();
     /*
-     * The thread's first: its tests join the process's long-cycle test
-     * and continue the windows an exited thread left (handover.c).
+     * The thread's first sample that passes the sample rules: its tests
+     * join the process's long-cycle test under the process's key (set
+     * from such a sample only, samples.c) and continue the windows an
+     * exited thread left (handover.c).  Before it, the thread's state is
+     * keyed from its own failing sample, and nothing is delivered.
      */
-    if (reason == RDRAND_R_OK && !rdrand_thread_health.keyed) {
+    if (reason == RDRAND_R_OK && rdrand_thread_health.samples == NULL
+        && rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS)) {
         rdrand_thread_health.samples = rdrand_samples_process(
             rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS);
         rdrand_thread_health.keyed = 1;

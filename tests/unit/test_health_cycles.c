@@ -212,6 +212,30 @@ static void test_clean_never_trips(void **state)
             fail_msg("clean word %llu tripped", (unsigned long long)i);
 }
 
+/*
+ * The slot compares 64 bits that the slot and sample bits do not fix
+ * (review of round three, D1).  2^20 distinct words whose digests are
+ * made to share one slot and the sample bits, with only 16 bits left
+ * free: had the slot held the digest, about 2^20 * 2^-16 = 16 of them
+ * would match an entry; the word's own check matches with probability
+ * 2^20 * 2^-64.
+ */
+static void test_slot_compares_64_bits(void **state)
+{
+    const uint64_t k0 = 0x243f6a8885a308d3u, k1 = 0x13198a2e03707344u;
+    uint64_t matches = 0;
+
+    (void)state;
+    memset(table, 0, sizeof(*table));
+    for (uint64_t i = 0; i < (1u << 20); i++) {
+        uint64_t d = (uint64_t)0x2a5 << 50 | (splitmix(i) & 0xffff) << 2;
+
+        matches +=
+            rdrand_samples_step(table, splitmix(i ^ 1ull << 63), d, k0, k1);
+    }
+    assert_int_equal(matches, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +243,7 @@ int main(void)
         cmocka_unit_test(test_lag_repeats),
         cmocka_unit_test(test_across_threads),
         cmocka_unit_test(test_clean_never_trips),
+        cmocka_unit_test(test_slot_compares_64_bits),
     };
     int rc;
 

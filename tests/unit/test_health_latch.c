@@ -35,6 +35,7 @@
 #include "fake_core.h"
 #include "health.h"
 #include "recovery.h"
+#include "samples.h"
 #include "sim.h"
 #include "source.h"
 
@@ -406,6 +407,52 @@ static void test_bias_across_threads(void **state)
     session_down(&s);
 }
 
+/*
+ * The process key comes only from a sample that passed (review of round
+ * three, D2).  The load's sample repeats its first two words at its end
+ * (w0 == w63, w1 == w62): it fails, and the key taken from it was
+ * {1, 1} before, under which a digest is the word itself, so the
+ * long-cycle table and the history held delivered words in plain.  Now
+ * the recovery's sample sets the key: after 512 served 48-byte requests
+ * no delivered word is in the table or the thread's history.
+ */
+static uint64_t weak_then_good(size_t i)
+{
+    if (i == SELFTEST - 1)
+        return good_word(30, 0);
+    if (i == SELFTEST - 2)
+        return good_word(30, 1);
+    return good_word(30, i);
+}
+
+static void test_key_from_passing_sample(void **state)
+{
+    static uint64_t out[512 * 6];
+    struct session s;
+    uint64_t key[2], dummy[SELFTEST] = {0};
+    const struct rdrand_samples *table;
+    const struct rdrand_health *h;
+    size_t found = 0;
+
+    (void)state;
+    sim_words("", 40000, weak_then_good);
+    assert_int_equal(session_up(&s), 1); /* its self-test fails: a trip */
+    for (size_t i = 0; i < 512; i++)
+        assert_int_equal(request(&s, (unsigned char *)(out + 6 * i), 48), 1);
+    table = rdrand_samples_process(key, dummy, SELFTEST); /* the key set */
+    assert_true(key[0] > 1 && key[1] > 1);
+    h = rdrand_source_health();
+    assert_ptr_equal(h->samples, table);
+    for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+        for (size_t j = 0; j < RDRAND_SAMPLE_SLOTS; j++)
+            found += atomic_load(&table->slot[j]) == out[i];
+        for (size_t j = 0; j < RDRAND_HISTORY_WORDS; j++)
+            found += h->history[j] == out[i];
+    }
+    assert_int_equal(found, 0);
+    session_down(&s);
+}
+
 /* ---- 4: in a guest, a fault is the process's ---- */
 
 static void coco_fault_scenario(void *arg)
@@ -579,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_transient_bias_clears),
         cmocka_unit_test(test_cycle_across_threads),
         cmocka_unit_test(test_bias_across_threads),
+        cmocka_unit_test(test_key_from_passing_sample),
         cmocka_unit_test(test_coco_fault_fails_every_libctx),
         cmocka_unit_test(test_fault_makes_other_libctx_selftest),
         cmocka_unit_test(test_trip_stops_other_libctx),
