@@ -3,7 +3,7 @@
  * The process-wide long-cycle test: a table of sampled word digests that
  * every thread's draws are looked up in and entered into.  Derivations
  * (reach, bound, false-positive rate, cost) in samples.c and
- * docs/health-tests.md, "Long cycles".
+ * docs/health-tests.md, "Continuous tests".
  */
 #ifndef RDRAND_SAMPLES_H
 #define RDRAND_SAMPLES_H
