@@ -14,6 +14,7 @@
 #include "hw.h"
 #include "prov.h"
 #include "source.h"
+#include "verdict.h"
 
 /*
  * The AES code is compiled for AES-NI by this attribute alone, function
@@ -182,10 +183,23 @@ int rdrand_cond_fill(const struct rdrand_cond_key *k, struct rdrand_health *h,
 
 /* Latch the instance: this mode cannot run here, and none was not asked. */
 static void rdrand_cond_refuse(struct rdrand_prov *prov, int reason,
-                               const char *why)
+                               const char *why, int warn)
 {
     rdrand_config_refuse(&prov->config, reason, RDRAND_KEY_CONDITIONING, why);
-    rdrand_warn(prov, "%s", prov->config.state);
+    if (warn)
+        rdrand_warn(prov, "%s", prov->config.state);
+}
+
+/*
+ * Whether the line for a fault met at this load is this one to write:
+ * the process's warning of that kind not yet taken (by the CoCo check's
+ * line, by an earlier load, or by the fault itself).
+ */
+static int rdrand_cond_claim(const struct rdrand_prov *prov)
+{
+    return rdrand_verdict_load() & RDRAND_VERDICT_PERMANENT
+               ? rdrand_warn_permanent_claim(prov)
+               : rdrand_warn_once_claim(prov);
 }
 
 /*
@@ -207,16 +221,22 @@ void rdrand_cond_init(struct rdrand_prov *prov)
     if (!rdrand_cond_aesni()) {
         rdrand_cond_refuse(prov, RDRAND_R_NO_AESNI,
                            "conditioning = reduce512 refused at load (no "
-                           "AES-NI); conditioning = none works here");
+                           "AES-NI); conditioning = none works here",
+                           1);
         return;
     }
     if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK) {
-        /* The load's one line: the fault (its reason) and the refusal. */
-        (void)rdrand_warn_once_claim(prov);
+        /*
+         * The load's one line: the fault (its reason) and the refusal,
+         * unless a line already said the fault (the CoCo check's, or an
+         * earlier one in the process).
+         */
         rdrand_cond_refuse(prov, reason,
                            "conditioning = reduce512: no CBC-MAC key was "
-                           "drawn, because RDRAND failed its check at load; "
-                           "restart the process on working hardware");
+                           "drawn, because RDRAND has failed in this process "
+                           "(health-state, health-verdict); restart the "
+                           "process on working hardware",
+                           rdrand_cond_claim(prov));
         return;
     }
     reason = rdrand_draw(rdrand_source_health(), key, sizeof(key));
@@ -231,11 +251,11 @@ void rdrand_cond_init(struct rdrand_prov *prov)
      * instance (the refusal's, which starts with the reason), so the
      * process's one-shot warning is spent on it.
      */
-    (void)rdrand_warn_once_claim(prov);
     rdrand_source_record(prov, reason, NULL);
     rdrand_cond_refuse(prov, reason,
                        "conditioning = reduce512 refused: drawing the CBC-MAC "
                        "key from RDRAND at load failed, so every request from "
                        "this instance fails; restart the process on working "
-                       "hardware");
+                       "hardware",
+                       rdrand_cond_claim(prov));
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "handover.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -19,15 +20,21 @@
  * words of the stream, so the cutoffs and false-positive rates of
  * health.c are unchanged.
  *
- * What moves: the window and block state (counts, the APT reference,
- * a word never delivered, and the block's ORs), not the key, the
- * history, the tags or the warm flag, which stay the new thread's.  The
- * history slot follows the block count; a new thread's history is zeros,
- * so any starting slot keeps the tags in step with it (health.h).
+ * What moves: the 512-word windows (the bit counts and the APT counts
+ * and reference, a word never delivered), not the 64-word stuck-bit
+ * block, the key, the history, the tags or the warm flag, which stay the
+ * new thread's.  The block is not worth its risk: its two ORs are a word
+ * in plain when it holds one (a review found them so in 7 of 3000
+ * exits), and a stuck bit is caught in a new thread's 64-word self-test
+ * anyway.  The window counts are the residue docs/health-tests.md
+ * describes ("What stays in memory"), kept here until the next thread
+ * takes them.
  *
  * One set waits at a time, taken and left with a compare-and-swap on
  * its state (empty, busy, full): both run on the cold path (thread exit,
- * a thread's first self-test) and never wait.  A thread that exits while
+ * a thread's first self-test) and never wait.  A fork() while another
+ * thread holds it busy would leave the child's copy busy for ever: the
+ * child starts empty (an atfork handler).  A thread that exits while
  * another's windows wait, or while one is being taken, wipes its own
  * (docs/health-tests.md, "What the tests do not see"): threads that run
  * one request each but many at once hand over only some of their words.
@@ -36,7 +43,8 @@ enum { RDRAND_HANDOVER_EMPTY, RDRAND_HANDOVER_BUSY, RDRAND_HANDOVER_FULL };
 
 static _Atomic int rdrand_handover_state;
 static struct {
-    struct rdrand_health_scalars s;
+    uint64_t apt_reference, apt_counts;
+    uint32_t apt_seen;
     uint64_t ones[RDRAND_BIT_PLANES];
 } rdrand_handover_windows;
 
@@ -48,32 +56,43 @@ static int rdrand_handover_claim(int from)
                                           RDRAND_HANDOVER_BUSY);
 }
 
+static void rdrand_handover_child(void)
+{
+    OPENSSL_cleanse(&rdrand_handover_windows, sizeof(rdrand_handover_windows));
+    atomic_store(&rdrand_handover_state, RDRAND_HANDOVER_EMPTY);
+}
+
+__attribute__((constructor)) static void rdrand_handover_at_load(void)
+{
+    /* Fails only out of memory: then a child may hand over nothing. */
+    (void)pthread_atfork(NULL, NULL, rdrand_handover_child);
+}
+
 void rdrand_handover_put(const struct rdrand_health *h)
 {
     /* Nothing open: a fresh state, or one whose window just closed. */
-    if (!h->keyed || (h->s.apt_seen == 0 && h->s.block_seen == 0))
+    if (!h->keyed || h->s.apt_seen == 0)
         return;
     if (!rdrand_handover_claim(RDRAND_HANDOVER_EMPTY))
         return;
-    rdrand_handover_windows.s = h->s;
-    memset(rdrand_handover_windows.s.key, 0,
-           sizeof(rdrand_handover_windows.s.key));
+    rdrand_handover_windows.apt_reference = h->s.apt_reference;
+    rdrand_handover_windows.apt_counts = h->s.apt_counts;
+    rdrand_handover_windows.apt_seen = h->s.apt_seen;
     memcpy(rdrand_handover_windows.ones, h->ones, sizeof(h->ones));
     atomic_store(&rdrand_handover_state, RDRAND_HANDOVER_FULL);
 }
 
+/* Between requests a group's counts are in the window's: group[] is 0. */
 void rdrand_handover_take(struct rdrand_health *h)
 {
-    uint64_t key[2];
-
     if (!rdrand_handover_claim(RDRAND_HANDOVER_FULL))
         return;
-    memcpy(key, h->s.key, sizeof(key));
-    h->s = rdrand_handover_windows.s;
-    memcpy(h->s.key, key, sizeof(key));
+    h->s.apt_reference = rdrand_handover_windows.apt_reference;
+    h->s.apt_counts = rdrand_handover_windows.apt_counts;
+    h->s.apt_seen = rdrand_handover_windows.apt_seen;
+    memset(h->s.group, 0, sizeof(h->s.group));
     memcpy(h->ones, rdrand_handover_windows.ones, sizeof(h->ones));
     OPENSSL_cleanse(&rdrand_handover_windows, sizeof(rdrand_handover_windows));
-    OPENSSL_cleanse(key, sizeof(key));
     atomic_store(&rdrand_handover_state, RDRAND_HANDOVER_EMPTY);
 }
 

@@ -62,8 +62,11 @@ static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
 {
     uint64_t expected = 0;
 
-    if (candidate == 0)
-        candidate = 1;
+    /*
+     * The top bit set: never 0 (unset) nor 1, so no key makes a fold the
+     * identity (k | 1 == 1), whatever words a CPU crafts.
+     */
+    candidate |= (uint64_t)1 << 63;
     if (atomic_compare_exchange_strong_explicit(
             &rdrand_process_key[i], &expected, candidate, memory_order_relaxed,
             memory_order_relaxed))
@@ -71,7 +74,7 @@ static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
     return expected;
 }
 
-/* Two words folded into one: never 0 or 1 from distinct words by design. */
+/* Two words folded into one: not an XOR, which two equal words make 0. */
 static uint64_t rdrand_samples_mix(uint64_t a, uint64_t b)
 {
     unsigned __int128 p = (unsigned __int128)a * (b | 1);

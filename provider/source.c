@@ -245,8 +245,12 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
     int reason = RDRAND_R_OK;
     char what[96];
 
-    if (rdrand_config_refuses(prov, request, len))
+    if (rdrand_config_refuses(prov, request, len)) {
+        /* A fork()ed child refused here owes the verdict's line too. */
+        if (v & RDRAND_VERDICT_PERMANENT)
+            rdrand_warn_permanent(prov, rdrand_verdict_reason());
         return 0; /* before anything a recovery could clear */
+    }
     if ((v & RDRAND_VERDICT_PERMANENT)
         || (latched != RDRAND_R_OK && prov->coco_cause != RDRAND_R_OK)) {
         rdrand_source_refuse(

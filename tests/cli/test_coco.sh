@@ -244,5 +244,23 @@ check "require, fail-at=65, refuse: OSSL_PROVIDER_load fails" exited_with 3
 check "require, fail-at=65, refuse: the error says coco = require" \
     stderr_has "platform none detected, coco = require \\(decided by none\\)"
 
+# reduce512 in a failing guest under fail-closed: the CoCo line is the
+# load's one line; the keyless reduce512 instance adds none (it added a
+# second, review of round three).
+sed 's/^warn = stderr$/&\nconditioning = reduce512/' "$CONF/sim-coco.cnf" \
+    >"$OUT/sim-coco-reduce512.cnf"
+for spec in coco=sev-snp,fail-at=66 coco=tdx,fail-at=5 \
+    coco=tdx,value=ffffffffffffffff; do
+    ENV=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$OUT/sim-coco-reduce512.cnf"
+        "RDRAND_TEST_ON_COCO_FAILURE=fail-closed" "RDRAND_TEST_COCO=auto"
+        "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=$spec")
+    run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
+    check "reduce512, $spec, fail-closed: openssl rand fails" exited_fail
+    check "reduce512, $spec, fail-closed: one warning line, the CoCo one" \
+        one_warning
+    check "reduce512, $spec, fail-closed: it is the CoCo line" \
+        stderr_has "^rdrand-provider: $SEED_FAILED"
+done
+
 # The real module with conf/rdrand-coco.cnf: tests/cli/test_real.sh.
 finish
