@@ -197,7 +197,7 @@ static void rdrand_cond_refuse(struct rdrand_prov *prov, int reason,
  */
 static int rdrand_cond_claim(const struct rdrand_prov *prov)
 {
-    return rdrand_verdict_load() & RDRAND_VERDICT_PERMANENT
+    return (rdrand_verdict_load() & RDRAND_VERDICT_PERMANENT) != 0
                ? rdrand_warn_permanent_claim(prov)
                : rdrand_warn_once_claim(prov);
 }

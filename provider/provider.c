@@ -141,14 +141,11 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         {RDRAND_PARAM_COCO_SIGNAL, prov->coco.signal},
         {RDRAND_PARAM_HEALTH_VERDICT, rdrand_verdict_text(verdict)},
     };
-    const struct {
-        const char *name;
-        unsigned int value;
-    } cpu_numbers[] = {
-        {RDRAND_PARAM_CPU_FAMILY, prov->cpu.family},
-        {RDRAND_PARAM_CPU_MODEL, prov->cpu.model},
-        {RDRAND_PARAM_CPU_STEPPING, prov->cpu.stepping},
-    };
+    const char *const cpu_names[] = {RDRAND_PARAM_CPU_FAMILY,
+                                     RDRAND_PARAM_CPU_MODEL,
+                                     RDRAND_PARAM_CPU_STEPPING};
+    const unsigned int cpu_values[] = {prov->cpu.family, prov->cpu.model,
+                                       prov->cpu.stepping};
     OSSL_PARAM *p;
     size_t i;
 
@@ -170,9 +167,9 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_RDRAND_AVAILABLE)) != NULL
         && !OSSL_PARAM_set_int(p, prov->rdrand_available))
         goto bad;
-    for (i = 0; i < sizeof(cpu_numbers) / sizeof(cpu_numbers[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, cpu_numbers[i].name)) != NULL
-            && !rdrand_param_set_uint64(p, cpu_numbers[i].value))
+    for (i = 0; i < sizeof(cpu_names) / sizeof(cpu_names[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, cpu_names[i])) != NULL
+            && !rdrand_param_set_uint64(p, cpu_values[i]))
             goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_SEED_BITS)) != NULL
         && !rdrand_param_set_uint64(p, prov->coco_seed_bits))

@@ -56,20 +56,26 @@ int rdrand_recovery_windows(struct rdrand_health *h)
     struct rdrand_recovery_sums sums = {{0}, {0}};
     /* The rest of a window now open holds judged words before: not summed. */
     size_t skip = (RDRAND_APT_WINDOW - h->s.apt_seen) % RDRAND_APT_WINDOW;
-    size_t left = skip + RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW;
+    const size_t summed = (size_t)RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW;
+    size_t total = skip + summed;
     int reason = RDRAND_R_OK;
 
-    while (reason == RDRAND_R_OK && left > 0) {
-        size_t n = left < RDRAND_RECOVERY_CHUNK ? left : RDRAND_RECOVERY_CHUNK;
+    for (size_t k = 0; k < total && reason == RDRAND_R_OK; k++) {
+        if (k % RDRAND_RECOVERY_CHUNK == 0) {
+            size_t n = total - k < RDRAND_RECOVERY_CHUNK
+                           ? total - k
+                           : RDRAND_RECOVERY_CHUNK;
 
-        reason =
-            rdrand_draw(NULL, (unsigned char *)words, n * sizeof(words[0]));
-        for (size_t i = 0; reason == RDRAND_R_OK && i < n; i++, left--) {
-            reason = rdrand_health_check_word(h, words[i]);
-            if (reason == RDRAND_R_OK && rdrand_health_opens_window(h)
-                && left <= RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW)
-                rdrand_recovery_add_window(&sums, h);
+            reason =
+                rdrand_draw(NULL, (unsigned char *)words, n * sizeof(words[0]));
+            if (reason != RDRAND_R_OK)
+                break;
         }
+        reason = rdrand_health_check_word(h, words[k % RDRAND_RECOVERY_CHUNK]);
+        /* total - k words to judge, this one included */
+        if (reason == RDRAND_R_OK && rdrand_health_opens_window(h)
+            && total - k <= summed)
+            rdrand_recovery_add_window(&sums, h);
     }
     OPENSSL_cleanse(words, sizeof(words));
     if (reason == RDRAND_R_OK)

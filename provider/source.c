@@ -196,6 +196,22 @@ void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
     rdrand_source_warn(prov, reason);
 }
 
+/*
+ * A request the instance's config refuses (a refused value, a keyless
+ * reduce512); a fork()ed child refused here under a permanent verdict
+ * owes the verdict's line too.
+ */
+static int rdrand_source_config_refuses(const struct rdrand_prov *prov,
+                                        uint64_t v, const char *request,
+                                        size_t len)
+{
+    if (!rdrand_config_refuses(prov, request, len))
+        return 0;
+    if (v & RDRAND_VERDICT_PERMANENT)
+        rdrand_warn_permanent(prov, rdrand_verdict_reason());
+    return 1;
+}
+
 /* Why a permanent verdict fails this request, for the error queue. */
 static void rdrand_source_refuse(const struct rdrand_prov *prov, uint64_t v,
                                  int latched, const char *request, size_t len)
@@ -245,12 +261,8 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
     int reason = RDRAND_R_OK;
     char what[96];
 
-    if (rdrand_config_refuses(prov, request, len)) {
-        /* A fork()ed child refused here owes the verdict's line too. */
-        if (v & RDRAND_VERDICT_PERMANENT)
-            rdrand_warn_permanent(prov, rdrand_verdict_reason());
+    if (rdrand_source_config_refuses(prov, v, request, len))
         return 0; /* before anything a recovery could clear */
-    }
     if ((v & RDRAND_VERDICT_PERMANENT)
         || (latched != RDRAND_R_OK && prov->coco_cause != RDRAND_R_OK)) {
         rdrand_source_refuse(
