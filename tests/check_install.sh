@@ -21,7 +21,8 @@
 #                                   would not find (no root)
 #   check_install.sh deb            root: both packages, dpkg -i, the
 #                                   installed tool against the installed
-#                                   module, dpkg -r leaves nothing
+#                                   module, dpkg -r warns while a config
+#                                   loads the module, and leaves nothing
 #   check_install.sh deb-rdrand     root + RDRAND: the .deb seeds from RDRAND
 #   check_install.sh guards         root: the modes above refuse to install
 #                                   over a file already there, and wait for
@@ -626,7 +627,23 @@ deb | deb-rdrand)
     check "  ... and its docs are $pkg's" \
         test -f "/usr/share/doc/$devpkg/copyright"
     installed_works /usr
-    check "dpkg -r both" dpkg_wait -r "$devpkg" "$pkg"
+    # The admin's configuration still loads the module (OPENSSL_CONF, as
+    # dpkg passes its environment on; the fresh Debian systems check the
+    # real /etc/ssl/openssl.cnf): prerm must say so, naming the file, the
+    # line and the command that reverts it, and still let the removal go.
+    printf '[rdrand_sect]\nmodule = rdrand.so\nactivate = 1\n' \
+        >"$work/enabled.cnf"
+    remove_enabled() {
+        OPENSSL_CONF=$work/enabled.cnf dpkg_wait -r "$devpkg" "$pkg"
+    }
+    check "dpkg -r both" remove_enabled
+    warned() {
+        grep -q "^WARNING: rdrand-provider is being removed" "$work/out" &&
+            grep -qF "$work/enabled.cnf:2:module = rdrand.so" "$work/out" &&
+            grep -qF "rdrand-check --disable $work/enabled.cnf" "$work/out"
+    }
+    check "  ... prerm warned: the file, its line, rdrand-check --disable" \
+        warned || sed 's/^/    /' "$work/out"
     check "dpkg: neither is installed any more" not_installed "$pkg" "$devpkg"
     check "nothing left behind (files and directories as before)" \
         same_list "$work/before" <(snapshot /usr)
