@@ -21,7 +21,8 @@ enum check_severity { SEV_WARNING, SEV_UNHEALTHY, SEV_MISCONFIGURED };
 
 struct check_problem {
     enum check_severity severity;
-    int line;         /* in the config file; 0 when not known */
+    char file[1024];  /* an included file; "" for the file checked */
+    int line;         /* in that file; 0 when not known */
     char section[64]; /* "" when not about one section */
     char key[64];     /* "" when not about one key */
     char message[512];
@@ -30,9 +31,15 @@ struct check_problem {
 #define CHECK_MAX_PROBLEMS 64
 
 struct check_report {
-    const char *config;   /* the file OpenSSL loads */
+    const char *config;   /* the file OpenSSL loads, as it was named */
+    const char *shown;    /* its real path, the file the operator edits */
     const char *provider; /* the provider checked */
     unsigned long openssl_version;
+    /*
+     * Where the file sends RAND_bytes from 3.5 on: [random]'s
+     * random_provider, else "fips" (OpenSSL's default); "" before 3.5.
+     */
+    char random_provider[64];
     struct check_problem problems[CHECK_MAX_PROBLEMS];
     size_t nproblems;
 };

@@ -23,6 +23,7 @@
 #include "rdrand_provider.h"
 
 #include "check.h"
+#include "conf_walk.h"
 #include "config_rules.h"
 
 #define V3_3 0x30300000UL /* activate is a boolean from here on */
@@ -39,17 +40,7 @@
     "OpenSSL 3.0-3.6 seed from the OS without a word, 4.0 fails every "        \
     "random request (unable to fetch drbg)"
 
-/* ---- where each key is: the file read line by line ---- */
-
-struct conf_line {
-    char section[64], key[64];
-    int line;
-};
-
-struct conf_lines {
-    struct conf_line *v;
-    size_t n;
-};
+/* ---- where each key is: conf_walk.c ---- */
 
 static void trim(char *s)
 {
@@ -58,101 +49,6 @@ static void trim(char *s)
     while (len > start && isspace((unsigned char)s[len - 1]))
         s[--len] = '\0';
     memmove(s, s + start, len - start + 1);
-}
-
-/* Cut a comment off as NCONF does: "#" outside quotes and unescaped. */
-static void strip_comment(char *s)
-{
-    for (; *s != '\0'; s++) {
-        if (*s == '\\' && s[1] != '\0') {
-            s++;
-        } else if (*s == '"' || *s == '\'') {
-            char q = *s;
-
-            while (s[1] != '\0' && s[1] != q)
-                s += s[1] == '\\' && q == '"' && s[2] != '\0' ? 2 : 1;
-            if (s[1] == '\0')
-                return;
-            s++;
-        } else if (*s == '#') {
-            *s = '\0';
-            return;
-        }
-    }
-}
-
-/* One logical line (continuations joined), first physical line number. */
-static int add_line(struct conf_lines *out, char *buf, char *section,
-                    size_t section_len, int line)
-{
-    char *eq;
-    struct conf_line *grown;
-
-    strip_comment(buf);
-    trim(buf);
-    if (buf[0] == '[' && strchr(buf, ']') != NULL) {
-        *strchr(buf, ']') = '\0';
-        snprintf(section, section_len, "%.63s", buf + 1);
-        trim(section);
-        buf[0] = '\0'; /* the header: key "" */
-    } else if (buf[0] == '.' || (eq = strchr(buf, '=')) == NULL) {
-        return 1; /* .include, .pragma, blank */
-    } else {
-        *eq = '\0';
-        trim(buf);
-    }
-    if ((grown = realloc(out->v, (out->n + 1) * sizeof(*grown))) == NULL)
-        return 0;
-    out->v = grown;
-    snprintf(out->v[out->n].section, sizeof(out->v[0].section), "%s", section);
-    snprintf(out->v[out->n].key, sizeof(out->v[0].key), "%.63s", buf);
-    out->v[out->n++].line = line;
-    return 1;
-}
-
-/*
- * Sections and keys as NCONF sees them: lines of any length, a line
- * ending in a backslash continued on the next (joined before comments
- * are cut, as NCONF does), "[ name ]", "key = value", "#" comments.
- * Each key keeps the physical line it starts on.
- */
-static void read_lines(const char *path, struct conf_lines *out)
-{
-    char *buf = NULL, *logical = NULL, section[64] = "default";
-    size_t cap = 0, len = 0;
-    ssize_t n;
-    FILE *f = fopen(path, "r");
-    int line = 0, first = 0, ok = 1;
-
-    out->v = NULL;
-    out->n = 0;
-    if (f == NULL)
-        return;
-    while (ok && (n = getline(&buf, &cap, f)) >= 0) {
-        char *grown;
-
-        line++;
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-            buf[--n] = '\0';
-        if (len == 0)
-            first = line;
-        if ((grown = realloc(logical, len + (size_t)n + 1)) == NULL)
-            break;
-        logical = grown;
-        memcpy(logical + len, buf, (size_t)n + 1);
-        len += (size_t)n;
-        if (len > 0 && logical[len - 1] == '\\') {
-            logical[--len] = '\0'; /* continued on the next line */
-            continue;
-        }
-        ok = add_line(out, logical, section, sizeof(section), first);
-        len = 0;
-    }
-    if (ok && len > 0)
-        add_line(out, logical, section, sizeof(section), first);
-    free(buf);
-    free(logical);
-    fclose(f);
 }
 
 /* The line NCONF takes a key from (the last one), or 0. */
@@ -166,7 +62,7 @@ static int line_of_key(const struct conf_lines *l, const char *section,
             && (nocase ? strcasecmp(l->v[i].key, key)
                        : strcmp(l->v[i].key, key))
                    == 0)
-            found = l->v[i].line;
+            found = l->v[i].pos;
     return found;
 }
 
@@ -181,25 +77,44 @@ static int section_line(const struct conf_lines *l, const char *section)
 {
     for (size_t i = 0; i < l->n; i++)
         if (strcmp(l->v[i].section, section) == 0)
-            return l->v[i].line;
+            return l->v[i].pos;
     return 0;
 }
 
-/* NCONF keeps only the last of a duplicated key ([random]: any case). */
+/*
+ * NCONF keeps only the last of a duplicated key ([random]: any case),
+ * wherever it is written: in one file, or in a file included into the
+ * section.
+ */
 static void check_duplicates(struct check_report *r, const struct conf_lines *l,
                              const char *section, int nocase)
 {
     for (size_t i = 0; i < l->n; i++) {
-        int last;
+        int last, line, last_line;
+        char here[1200], there[1200];
 
         if (strcmp(l->v[i].section, section) != 0 || l->v[i].key[0] == '\0'
             || (last = line_of_key(l, section, l->v[i].key, nocase))
-                   == l->v[i].line)
+                   == l->v[i].pos)
             continue;
-        check_problem(r, SEV_MISCONFIGURED, l->v[i].line, section, l->v[i].key,
-                      "given twice (lines %d and %d): OpenSSL uses only line "
-                      "%d and ignores this one without a word; keep one",
-                      l->v[i].line, last, last);
+        if (conf_where(l, l->v[i].pos, &line) == conf_where(l, last, &last_line)
+            && line == last_line)
+            continue; /* a file read again inside itself: that finding */
+        if (conf_where(l, l->v[i].pos, &line)
+            == conf_where(l, last, &last_line))
+            check_problem(r, SEV_MISCONFIGURED, l->v[i].pos, section,
+                          l->v[i].key,
+                          "given twice (lines %d and %d): OpenSSL uses only "
+                          "line %d and ignores this one without a word; keep "
+                          "one",
+                          line, last_line, last_line);
+        else
+            check_problem(r, SEV_MISCONFIGURED, l->v[i].pos, section,
+                          l->v[i].key,
+                          "given twice (%s and %s): OpenSSL uses only %s and "
+                          "ignores this one without a word; keep one",
+                          conf_pos_text(l, l->v[i].pos, here, sizeof(here)),
+                          conf_pos_text(l, last, there, sizeof(there)), there);
     }
 }
 
@@ -645,6 +560,10 @@ static void check_routing(struct check_report *r, const CONF *conf,
     int rl = routed != NULL ? line_of_key(l, random, "random_provider", 1) : 0;
     int fips_active = 0, routed_entry = 0;
 
+    if (r->openssl_version >= V3_5)
+        snprintf(r->random_provider, sizeof(r->random_provider), "%s",
+                 routed != NULL ? routed : "fips");
+
     for (int i = 0; list != NULL && i < sk_CONF_VALUE_num(list); i++) {
         int active;
         const char *name =
@@ -701,18 +620,92 @@ static void check_routing(struct check_report *r, const CONF *conf,
                       r->provider);
 }
 
+/* ---- keys an .include moved ---- */
+
+/* A section this check reads: what a key there decides is the seed. */
+static int read_here(const CONF *conf, const char *init, const char *providers,
+                     const char *random, const char *section)
+{
+    STACK_OF(CONF_VALUE) *list =
+        providers != NULL ? NCONF_get_section(conf, providers) : NULL;
+
+    if ((init != NULL && strcmp(section, init) == 0)
+        || (providers != NULL && strcmp(section, providers) == 0)
+        || (random != NULL && strcmp(section, random) == 0))
+        return 1;
+    for (int i = 0; list != NULL && i < sk_CONF_VALUE_num(list); i++)
+        if (strcmp(sk_CONF_VALUE_value(list, i)->value, section) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * A key written after an .include whose file ends in another section is
+ * filed in that section (conf_walk.c): it is no longer where it is
+ * written.  Moved out of or into a section this check reads, it changes
+ * what the provider, the providers list or [random] get: misconfigured;
+ * between other sections it is a warning (not about seeding, still not
+ * what the file says).
+ */
+static void check_displaced(struct check_report *r, const CONF *conf,
+                            const struct conf_lines *l, const char *init,
+                            const char *providers, const char *random)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        const struct conf_line *v = &l->v[i];
+        char opened[1200];
+        int line;
+        const char *file;
+
+        if (v->key[0] == '\0' || strcmp(v->section, v->written) == 0)
+            continue;
+        file = conf_where(l, v->opened, &line);
+        check_problem(
+            r,
+            read_here(conf, init, providers, random, v->written)
+                    || read_here(conf, init, providers, random, v->section)
+                ? SEV_MISCONFIGURED
+                : SEV_WARNING,
+            v->pos, v->section, v->key,
+            "key '%s' lands in section [%s] (the included %s ends in [%s], "
+            "opened at %s), not in [%s] where it is written: OpenSSL files "
+            "every key after an .include in the section the included file "
+            "ends in; repeat the header [%s] after the .include line",
+            v->key, v->section, file != NULL ? file : r->shown, v->section,
+            conf_pos_text(l, v->opened, opened, sizeof(opened)), v->written,
+            v->written);
+    }
+}
+
 /* ---- the file ---- */
+
+/* Positions (conf_walk.h) of the problems from first on, to file:line. */
+static void place(struct check_report *r, const struct conf_lines *l,
+                  size_t first)
+{
+    for (size_t i = first; i < r->nproblems; i++) {
+        struct check_problem *p = &r->problems[i];
+        int pos = p->line;
+        const char *file = conf_where(l, pos, &p->line);
+
+        snprintf(p->file, sizeof(p->file), "%s", file != NULL ? file : "");
+    }
+}
 
 void check_config(struct check_report *r)
 {
     CONF *conf = NCONF_new(NULL);
     struct conf_lines l;
     long eline = 0;
-    const char *init, *providers, *random;
+    const char *init, *providers = NULL, *random = NULL;
     STACK_OF(CONF_VALUE) * init_sect;
+    size_t first = r->nproblems;
+    int loaded = conf != NULL && NCONF_load(conf, r->config, &eline) > 0;
 
-    read_lines(r->config, &l);
-    if (conf == NULL || NCONF_load(conf, r->config, &eline) <= 0) {
+    ERR_clear_error(); /* NCONF's complaints about skipped includes */
+    conf_walk(r, loaded ? conf : NULL, &l);
+    if (!loaded) {
+        /* NCONF counts lines across the included files, as l does. */
         check_problem(r, SEV_MISCONFIGURED, (int)eline, NULL, NULL,
                       "OpenSSL cannot %s this file: applications run with "
                       "no configuration, seeded from the OS",
@@ -749,8 +742,10 @@ void check_config(struct check_report *r)
     else
         check_random(r, conf, &l, random);
     check_routing(r, conf, &l, init, providers, random);
+    check_displaced(r, conf, &l, init, providers, random);
 done:
     ERR_clear_error(); /* NCONF's own complaints are reported above */
+    place(r, &l, first);
     NCONF_free(conf);
-    free(l.v);
+    conf_lines_free(&l);
 }

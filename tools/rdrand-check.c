@@ -41,6 +41,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/opensslv.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>
 
@@ -53,16 +54,27 @@
 
 enum format { TEXT, JSON, PROMETHEUS };
 
+/* A provider's seed counters at one moment. */
+struct seeds {
+    uint64_t requests, failures;
+};
+
 struct dynamic {
     int loaded;            /* the provider is active in this process */
     int drew;              /* RAND_bytes and every PR request succeeded */
     int requests;          /* prediction-resistant requests made */
     uint64_t seed_delta;   /* seed-requests during the draws */
     uint64_t failed_delta; /* seed-failures during the draws */
-    int live;              /* the verdict on the seed source */
-    int coco_refused;      /* the provider refused to load: CoCo check */
-    int seed_unfetched;    /* OpenSSL 4.0 could not fetch the seed source */
-    char errors[1024];     /* the error queue after a failed draw */
+    struct seeds rand;     /* ... during RAND_bytes alone */
+    struct seeds pr;       /* ... during the prediction-resistant requests */
+    int rand_drew;         /* RAND_bytes succeeded */
+    int bypassed;          /* RAND_bytes goes to provider rand_to */
+    char rand_to[64];
+    int parts;          /* rand and pr were read around each part */
+    int live;           /* the verdict on the seed source */
+    int coco_refused;   /* the provider refused to load: CoCo check */
+    int seed_unfetched; /* OpenSSL 4.0 could not fetch the seed source */
+    char errors[1024];  /* the error queue after a failed draw */
     struct check_value params[MAX_PARAMS];
     size_t nparams;
 };
@@ -153,6 +165,11 @@ static void collect_errors_at(struct dynamic *d, size_t len)
             && strcmp(func, "rand_new_seed") == 0)
             d->seed_unfetched = 1;
 
+        /* Includes OpenSSL skipped: check_conf.c names them by line. */
+        if (func != NULL
+            && (strcmp(func, "process_include") == 0
+                || strcmp(func, "BIO_new_file") == 0))
+            continue;
         ERR_error_string_n(e, one, sizeof(one));
         len += (size_t)snprintf(d->errors + len, sizeof(d->errors) - len,
                                 "%s%s%s%s", len ? "; " : "", one,
@@ -200,33 +217,93 @@ static void check_errata(struct check_report *r, const struct dynamic *d)
                   r->provider, errata->s);
 }
 
-/*
- * Steps 2 and 3: in this process, as an application.  The draw comes
- * before any OSSL_PROVIDER_* call: loading or even asking for a provider
- * by name can change which provider instance the seed fetch picks, and
- * the check must measure what an application gets.  The counters are
- * process-wide and this process asked for no seed before the draw, so
- * their totals afterwards are what the draw caused (plus any load-time
- * check, which only raises them: the test below stays a lower bound).
- */
-static void check_live(struct check_report *r, struct dynamic *d,
-                       long more_seeds)
+static const char *plural(uint64_t n)
 {
-    OSSL_PROVIDER *prov;
-    unsigned char buf[32];
-    const OSSL_PARAM *known;
-    const struct check_value *status, *state;
-    int counted, available;
+    return n == 1 ? "" : "s";
+}
 
-    d->drew = RAND_bytes(buf, sizeof(buf)) == 1;
+/* The provider named r->provider among those the configuration loaded. */
+struct find {
+    const char *name;
+    OSSL_PROVIDER *prov;
+};
+
+static int find_one(OSSL_PROVIDER *prov, void *arg)
+{
+    struct find *f = arg;
+
+    if (strcmp(OSSL_PROVIDER_get0_name(prov), f->name) != 0)
+        return 1;
+    f->prov = prov;
+    return 0;
+}
+
+static void seeds_now(OSSL_PROVIDER *prov, struct seeds *s)
+{
+    memset(s, 0, sizeof(*s));
+    if (prov != NULL) {
+        counter(prov, RDRAND_PARAM_SEED_REQUESTS, &s->requests);
+        counter(prov, RDRAND_PARAM_SEED_FAILURES, &s->failures);
+    }
+}
+
+static void seeds_between(const struct seeds *from, const struct seeds *to,
+                          struct seeds *delta)
+{
+    delta->requests = to->requests - from->requests;
+    delta->failures = to->failures - from->failures;
+}
+
+/*
+ * The draw, as an application makes it: RAND_bytes first, on whatever
+ * path this OpenSSL and this file give it (from 3.5, random_provider may
+ * send it to a provider's own generator, past libcrypto's DRBGs and so
+ * past this seed source), then 1 + more prediction-resistant requests on
+ * libcrypto's public DRBG, each of which must reach the seed source.  The
+ * counters are read around each part through the providers the file
+ * activated (OSSL_PROVIDER_do_all loads nothing and asks for no name, so
+ * the seed fetch still picks the instance an application gets).
+ */
+static void draw(const struct check_report *r, struct dynamic *d,
+                 long more_seeds)
+{
+    struct find f = {r->provider, NULL};
+    struct seeds before, mid, after;
+    unsigned char buf[32];
+
+    OSSL_PROVIDER_do_all(NULL, find_one, &f);
+    seeds_now(f.prov, &before);
+    d->drew = d->rand_drew = RAND_bytes(buf, sizeof(buf)) == 1;
+    seeds_now(f.prov, &mid);
     /* Prediction resistance makes the DRBG chain ask the seed source. */
     for (long i = 0; d->drew && i <= more_seeds; i++, d->requests++)
         d->drew = EVP_RAND_generate(RAND_get0_public(NULL), buf, sizeof(buf), 0,
                                     1, NULL, 0)
                   == 1;
+    seeds_now(f.prov, &after);
     OPENSSL_cleanse(buf, sizeof(buf));
+    seeds_between(&before, &mid, &d->rand);
+    seeds_between(&mid, &after, &d->pr);
+    d->parts = f.prov != NULL;
     if (!d->drew)
         collect_errors_at(d, strlen(d->errors)); /* after the load's */
+}
+
+/*
+ * Steps 2 and 3: in this process, as an application.  The draw comes
+ * before any OSSL_PROVIDER_* call that names a provider: loading or even
+ * asking for one by name can change which provider instance the seed
+ * fetch picks, and the check must measure what an application gets.
+ */
+static void check_live(struct check_report *r, struct dynamic *d,
+                       long more_seeds)
+{
+    OSSL_PROVIDER *prov;
+    const OSSL_PARAM *known;
+    const struct check_value *status, *state;
+    int counted, available;
+
+    draw(r, d, more_seeds);
 
     /*
      * Not available: load it once more, after the draw, for the reason it
@@ -265,6 +342,34 @@ static void check_live(struct check_report *r, struct dynamic *d,
                       r->provider,
                       d->errors[0] ? d->errors : "no error recorded");
     }
+    /*
+     * The whole draw's.  A provider not found among the active ones
+     * before the draw: the totals since the process started, all counted
+     * as the prediction-resistant requests' (a lower bound for them).
+     */
+    if (d->parts) {
+        d->seed_delta = d->rand.requests + d->pr.requests;
+        d->failed_delta = d->rand.failures + d->pr.failures;
+    } else {
+        d->pr.requests = d->seed_delta;
+        d->pr.failures = d->failed_delta;
+    }
+    /*
+     * RAND_bytes asked us for nothing while a provider it can be routed
+     * to is active (3.5+): that provider's generator served it.  Either
+     * the one random_provider names, or fips, which claims RAND_bytes
+     * when it is activated before [random] names another.
+     */
+    if (d->parts && d->rand_drew && d->rand.requests == 0
+        && r->random_provider[0] != '\0') {
+        const char *to = OSSL_PROVIDER_available(NULL, r->random_provider)
+                             ? r->random_provider
+                         : OSSL_PROVIDER_available(NULL, "fips") ? "fips"
+                                                                 : NULL;
+
+        d->bypassed = to != NULL;
+        snprintf(d->rand_to, sizeof(d->rand_to), "%s", to != NULL ? to : "");
+    }
 
     known = OSSL_PROVIDER_gettable_params(prov);
     for (; known != NULL && known->key != NULL && d->nparams < MAX_PARAMS;
@@ -300,14 +405,25 @@ static void check_live(struct check_report *r, struct dynamic *d,
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "drawing random bytes failed: %s",
                       d->errors[0] ? d->errors : "no error recorded");
-    else if (counted
-             && (d->seed_delta < (uint64_t)d->requests || d->failed_delta != 0))
+    else if (d->bypassed)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                      "%d prediction-resistant requests succeeded but "
+                      "RAND_bytes asked provider %s for no seed: it goes to "
+                      "provider %s's own generator, past libcrypto's DRBGs "
+                      "and this seed source (OpenSSL 3.5+ routes it to the "
+                      "provider random_provider names, fips by default, "
+                      "when that provider is activated); only callers of "
+                      "libcrypto's DRBGs by name reach %s",
+                      r->provider, d->rand_to, r->provider);
+    else if (counted
+             && (d->pr.requests < (uint64_t)d->requests
+                 || d->failed_delta != 0))
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "%d prediction-resistant request%s succeeded but "
                       "provider %s served %" PRIu64
-                      " seed requests: OpenSSL seeded from another source "
+                      " seed request%s: OpenSSL seeded from another source "
                       "(the OS)",
-                      d->requests, r->provider, d->seed_delta);
+                      d->requests, plural((uint64_t)d->requests), r->provider,
+                      d->pr.requests, plural(d->pr.requests));
     else
         d->live = counted; /* unproven without the counters (above) */
     if (status != NULL && status->i != 1 && d->drew)
@@ -317,24 +433,51 @@ static void check_live(struct check_report *r, struct dynamic *d,
     OSSL_PROVIDER_unload(prov);
 }
 
-static int verdict(const struct check_report *r)
+/*
+ * The exit status, and the finding that made it (-1 for none): the first
+ * of the deciding severity that names a line to fix, else the first.
+ */
+static int verdict_of(const struct check_report *r, int *because)
 {
     int code = CHECK_LIVE;
+    enum check_severity sev;
 
+    *because = -1;
     for (size_t i = 0; i < r->nproblems; i++) {
         if (r->problems[i].severity == SEV_MISCONFIGURED)
             code = CHECK_MISCONFIGURED;
         else if (r->problems[i].severity == SEV_UNHEALTHY && code == CHECK_LIVE)
             code = CHECK_UNHEALTHY;
     }
+    sev = code == CHECK_MISCONFIGURED ? SEV_MISCONFIGURED : SEV_UNHEALTHY;
+    for (size_t i = 0; code != CHECK_LIVE && i < r->nproblems; i++)
+        if (r->problems[i].severity == sev
+            && (*because < 0
+                || (r->problems[*because].line == 0
+                    && r->problems[i].line > 0)))
+            *because = (int)i;
     return code;
 }
 
+static int verdict(const struct check_report *r)
+{
+    int because;
+
+    return verdict_of(r, &because);
+}
+
+/*
+ * What each exit status means; the report says which finding made it 1
+ * or 2 (the first of that severity), so that a seed source proved live
+ * and a file that does not do what it says read together.
+ */
 static const char *const verdicts[] = {
     "live: RDRAND is the live seed source and healthy",
     "unhealthy: RDRAND is failing or unhealthy",
-    "misconfigured: seeds do not come from this provider, or the "
-    "configuration does not do what it says: fix the lines above"};
+    "misconfigured: the configuration does not do what it says, or seeds "
+    "do not come from this provider"};
+static const char *const verdict_words[] = {"live", "unhealthy",
+                                            "misconfigured"};
 static const char *const severities[] = {"warning", "unhealthy",
                                          "misconfigured"};
 
@@ -414,66 +557,139 @@ static void where(FILE *out, const struct check_report *r,
                   const struct check_problem *p)
 {
     if (p->line > 0)
-        fprintf(out, "%s:%d: ", r->config, p->line);
+        fprintf(out, "%s:%d: ", p->file[0] != '\0' ? p->file : r->shown,
+                p->line);
     if (p->section[0] != '\0')
         fprintf(out, "[%s] ", p->section);
     if (p->key[0] != '\0')
         fprintf(out, "%s: ", p->key);
 }
 
+/* The file as named, and the file it is, once: "a -> b" or "b". */
+static void put_config(FILE *out, const struct check_report *r)
+{
+    if (strcmp(r->config, r->shown) != 0)
+        fprintf(out, "%s -> ", r->config);
+    fputs(r->shown, out);
+}
+
+/* What the draw proved, one line for each path it took. */
+static void put_draw(FILE *out, const struct check_report *r,
+                     const struct dynamic *d)
+{
+    if (!d->parts)
+        fprintf(out, "live draw: RAND_bytes and ");
+    else if (d->bypassed)
+        fprintf(out,
+                "live draw: RAND_bytes: no seed request reached provider "
+                "%s: RAND_bytes goes to provider %s's own generator, "
+                "past this seed source\n",
+                r->provider, d->rand_to);
+    else if (!d->rand_drew)
+        fprintf(out, "live draw: RAND_bytes failed\n");
+    else
+        fprintf(out,
+                "live draw: RAND_bytes: %" PRIu64 " seed request%s reached "
+                "provider %s%s, %" PRIu64 " failed\n",
+                d->rand.requests, plural(d->rand.requests), r->provider,
+                d->rand.requests == 0 ? " (libcrypto's DRBGs were seeded "
+                                        "before it)"
+                                      : "",
+                d->rand.failures);
+    if (d->requests == 0)
+        return;
+    fprintf(out,
+            "%s%d prediction-resistant request%s on libcrypto's public "
+            "DRBG: %" PRIu64 " seed request%s reached provider %s, %" PRIu64
+            " failed\n",
+            d->parts ? "live draw: " : "", d->requests,
+            plural((uint64_t)d->requests), d->pr.requests,
+            plural(d->pr.requests), r->provider, d->pr.failures);
+}
+
 static void put_text(FILE *out, const struct check_report *r,
                      const struct dynamic *d, int code)
 {
-    fprintf(out, "rdrand-check: provider %s, configuration %s, %s\n",
-            r->provider, r->config, OpenSSL_version(OPENSSL_VERSION));
+    int because;
+
+    fprintf(out, "rdrand-check: provider %s, configuration ", r->provider);
+    put_config(out, r);
+    fprintf(out, ", %s\n", OpenSSL_version(OPENSSL_VERSION));
     if (r->nproblems == 0)
         fprintf(out, "configuration: no problem found (provider section, "
                      "module, activate, [random] seed and seed_properties, "
-                     "default)\n");
+                     "default, included files)\n");
     for (size_t i = 0; i < r->nproblems; i++) {
         fprintf(out, "%s: ", severities[r->problems[i].severity]);
         where(out, r, &r->problems[i]);
         fprintf(out, "%s\n", r->problems[i].message);
     }
-    if (d->loaded)
-        fprintf(out,
-                "seed source: %s: %" PRIu64 " seed requests reached "
-                "provider %s during RAND_bytes and %d prediction-resistant "
-                "requests, %" PRIu64 " failed\n",
-                d->live ? "live" : "NOT live", d->seed_delta, r->provider,
-                d->requests, d->failed_delta);
+    if (d->loaded) {
+        put_draw(out, r, d);
+        fprintf(out, "seed source: %s\n",
+                d->live ? "live: the draw's seeds came from this provider"
+                        : "NOT live");
+    }
     for (size_t i = 0; i < d->nparams; i++) {
         fprintf(out, "  %s = ", d->params[i].key);
         put_value(out, &d->params[i], 0);
         fputc('\n', out);
     }
-    fprintf(out, "verdict: %d %s\n", code, verdicts[code]);
+    if (verdict_of(r, &because) != code || because < 0) {
+        /* The child's signal, reported by the parent: no finding of ours. */
+        fprintf(out, "verdict: %d %s\n", code, verdicts[code]);
+        return;
+    }
+    fprintf(out, "verdict: %d %s, because ", code, verdict_words[code]);
+    where(out, r, &r->problems[because]);
+    fprintf(out, "%s\n", r->problems[because].message);
 }
 
 static void put_json(FILE *out, const struct check_report *r,
                      const struct dynamic *d, int code)
 {
+    int because;
+
     fprintf(out, "{\"exit_code\": %d, \"verdict\": ", code);
     json_str(out, verdicts[code]);
+    /* The finding that made the exit status, an index into problems. */
+    if (verdict_of(r, &because) == code && because >= 0)
+        fprintf(out, ", \"because\": %d", because);
+    else
+        fputs(", \"because\": null", out);
     fputs(", \"provider\": ", out);
     json_str(out, r->provider);
     fputs(", \"config\": ", out);
     json_str(out, r->config);
+    fputs(", \"config_real\": ", out);
+    json_str(out, r->shown);
     fputs(", \"openssl_version\": ", out);
     json_str(out, OpenSSL_version(OPENSSL_VERSION));
     fprintf(out,
             ", \"provider_loaded\": %s, \"seed_source_live\": %s, "
             "\"draw\": {\"ok\": %s, \"prediction_resistant_requests\": %d, "
             "\"seed_requests\": %" PRIu64 ", \"seed_failures\": %" PRIu64
-            "}, \"problems\": [",
+            ", \"rand_bytes_seed_requests\": ",
             d->loaded ? "true" : "false", d->live ? "true" : "false",
             d->drew ? "true" : "false", d->requests, d->seed_delta,
             d->failed_delta);
+    if (d->parts)
+        fprintf(out, "%" PRIu64, d->rand.requests);
+    else
+        fputs("null", out);
+    fputs(", \"rand_bytes_to\": ", out);
+    if (d->bypassed)
+        json_str(out, d->rand_to);
+    else
+        fputs(d->parts ? "\"libcrypto\"" : "null", out);
+    fputs("}, \"problems\": [", out);
     for (size_t i = 0; i < r->nproblems; i++) {
         const struct check_problem *p = &r->problems[i];
 
-        fprintf(out, "%s{\"severity\": \"%s\", \"line\": %d, \"section\": ",
-                i ? ", " : "", severities[p->severity], p->line);
+        fprintf(out, "%s{\"severity\": \"%s\", \"file\": ", i ? ", " : "",
+                severities[p->severity]);
+        json_str(out, p->file[0] != '\0' ? p->file : r->shown);
+        fprintf(out, ", \"line\": %d, \"section\": ", p->line);
         json_str(out, p->section);
         fputs(", \"key\": ", out);
         json_str(out, p->key);
@@ -742,10 +958,22 @@ static int usage(FILE *to, const char *argv0)
             "  --prometheus     node_exporter textfile-collector format\n"
             "  -o FILE          write FILE atomically (temporary file, "
             "then rename)\n"
+            "  -h, --help       this text\n"
+            "  --version        rdrand-check's version and OpenSSL's\n"
             "exit status: 0 live and healthy, 1 unhealthy, 2 "
             "misconfigured, 3 usage\n",
             argv0, RDRAND_PROVIDER_NAME);
     return to == stdout ? 0 : CHECK_USAGE;
+}
+
+/* The tool's release, and the libcrypto it runs with (and was built for). */
+static int version(void)
+{
+    printf("rdrand-check %s (rdrand-provider)\n"
+           "OpenSSL: %s (built with %s)\n",
+           RDRAND_PROVIDER_VERSION, OpenSSL_version(OPENSSL_VERSION),
+           OPENSSL_VERSION_TEXT);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -757,12 +985,13 @@ int main(int argc, char **argv)
         {"prometheus", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
     enum format format = TEXT;
     const char *config = NULL, *output = NULL;
-    char *default_conf = NULL, *end, tmp[4096];
+    char *default_conf = NULL, *real, *end, tmp[4096];
     long more = 0;
     int opt, code, reported = 0;
     FILE *out = stdout;
@@ -796,6 +1025,8 @@ int main(int argc, char **argv)
             break;
         case 'h':
             return usage(stdout, argv[0]);
+        case 'V':
+            return version();
         default:
             return usage(stderr, argv[0]);
         }
@@ -811,6 +1042,8 @@ int main(int argc, char **argv)
         return CHECK_USAGE;
     }
     r.config = config;
+    /* The file the operator edits: /etc/ssl/openssl.cnf, not the link. */
+    r.shown = (real = realpath(config, NULL)) != NULL ? real : config;
     r.openssl_version = OpenSSL_version_num();
 
     /* A child that aborts (on_coco_failure = abort) still gets a report. */
@@ -819,6 +1052,7 @@ int main(int argc, char **argv)
         code = verdict(&r);
     } else if (reported) {
         OPENSSL_free(default_conf);
+        free(real);
         return code; /* the child's report and status */
     }
 
@@ -838,5 +1072,6 @@ int main(int argc, char **argv)
         code = CHECK_USAGE;
     }
     OPENSSL_free(default_conf);
+    free(real);
     return code;
 }

@@ -65,8 +65,23 @@ static int print_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
     return 1;
 }
 
+static int stat_usage(FILE *to, const char *argv0)
+{
+    fprintf(to,
+            "usage: %s [-p NAME] [-l] [-n BYTES] [-r] [PARAM...]\n"
+            "(deprecated: rdrand-check reports all of this; see "
+            "rdrand-check --help)\n",
+            argv0);
+    return to == stdout ? 0 : 2;
+}
+
 int rdrand_stat_main(int argc, char **argv)
 {
+    /* Before getopt: -h and --help are no options of the old line. */
+    for (int a = 1; a < argc && strcmp(argv[a], "--") != 0; a++)
+        if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0)
+            return stat_usage(stdout, argv[0]);
+
     const char *name = RDRAND_PROVIDER_NAME;
     long nbytes = 0;
     int load = 0, predict = 0, opt, ok = 1, drew;
@@ -95,11 +110,7 @@ int rdrand_stat_main(int argc, char **argv)
             predict = 1;
             break;
         default:
-            fprintf(stderr,
-                    "usage: %s [-p NAME] [-l] [-n BYTES] [-r] "
-                    "[PARAM...]\n",
-                    argv[0]);
-            return 2;
+            return stat_usage(stderr, argv[0]);
         }
     }
     prov = load ? OSSL_PROVIDER_load(NULL, name) : NULL;

@@ -509,6 +509,186 @@ check "the unit's ExecStart: promtool accepts its rdrand.prom" \
 check "the unit's ExecStart: exactly one file in the directory" \
     test "$(find "$TEXTFILE" -type f | wc -l)" -eq 1
 
+# --- the report reads as one story (issue 20) ---
+# A duplicated key: the draw reached the provider and the file is wrong
+# all the same; the verdict names the finding that made it 2, on its
+# line, instead of saying the seeds do not come from the provider.
+make_variant 's/^conditioning = none$/conditioning = reduce512\nconditioning = none/'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+n=$(line_of 'conditioning = reduce512')
+check "duplicated key: exit 2" exited_with 2
+check "duplicated key: the draw reached the provider" \
+    stdout_has "^live draw: RAND_bytes: 1 seed request reached provider $SIM, 0 failed$"
+check "duplicated key: the verdict names the duplicate on its line" \
+    stdout_has "^verdict: 2 misconfigured, because $VARIANT:$n: \[rdrand_sect\] conditioning: given twice"
+check "duplicated key: no claim that seeds come from elsewhere" \
+    stdout_lacks 'seeds do not come from this provider'
+
+# Counts in the singular and the plural: -n 0 makes 1 prediction-
+# resistant request, -n 1 two; a seed source that served 0 is plural.
+sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM -n 0
+check "-n 0: 1 request, 1 seed, in the singular" \
+    stdout_has "^live draw: 1 prediction-resistant request on libcrypto's public DRBG: 1 seed request reached provider $SIM, 0 failed$"
+sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM -n 1
+check "-n 1: 2 requests, 2 seeds, in the plural" \
+    stdout_has "^live draw: 2 prediction-resistant requests on libcrypto's public DRBG: 2 seed requests reached provider $SIM, 0 failed$"
+if ! openssl_at_least 4 0; then
+    make_variant 's/^seed_properties = .*/&,fips=yes/'
+    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    check "0 seed requests: in the plural" \
+        stdout_has "1 prediction-resistant request succeeded but provider $SIM served 0 seed requests:"
+fi
+check "no '1 ... requests' anywhere" stdout_lacks '(^|[^0-9])1 [a-z-]+ requests'
+
+# The file the operator edits: a link is named once, with its target;
+# the findings name the target's lines.
+make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
+ln -s "$VARIANT" "$OUT/link.cnf"
+sim -- "$CHECK" -c "$OUT/link.cnf" --provider $SIM
+check "through a symlink: exit 2" exited_with 2
+check "through a symlink: the header names the link and the file" \
+    stdout_has "^rdrand-check: provider $SIM, configuration $OUT/link\.cnf -> $VARIANT, "
+check "through a symlink: the finding names the real file's line" \
+    names_line "$(line_of 'coco_seed_bits = 128')"
+check "through a symlink: never the link's lines" \
+    stdout_lacks "$OUT/link\.cnf:[0-9]"
+rm "$OUT/link.cnf"
+
+# --- .include, followed as NCONF follows it ---
+# Each case through openssl itself first (config_diagnostics = 1 in the
+# file), then the checker: the same outcome, the line named.
+inc_case() { # inc_case NAME: openssl rand and rdrand-check on $VARIANT
+    sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
+    rand_status=$status
+    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+}
+provider_runs() { # provider_runs VALUE: conditioning as the provider got it
+    sim "OPENSSL_CONF=$VARIANT" -- "$STAT" -p "$SIM" conditioning
+    [ "$(cat "$OUT/stdout")" = "$1" ]
+}
+
+# (a) A duplicate across files: the included file's value wins.
+printf 'conditioning = none\n' >"$OUT/inc_a.cnf"
+make_variant "s|^conditioning = none\$|conditioning = reduce512\n.include $OUT/inc_a.cnf|"
+check "include (a): OpenSSL runs the included value" provider_runs none
+inc_case
+n=$(line_of 'conditioning = reduce512')
+check "include (a): openssl rand exits 0 (OpenSSL hides it)" test "$rand_status" -eq 0
+check "include (a): rdrand-check exits 2" exited_with 2
+check "include (a): names both files' lines" \
+    stdout_has "^misconfigured: $VARIANT:$n: \[rdrand_sect\] conditioning: given twice \(line $n and $OUT/inc_a\.cnf:1\): OpenSSL uses only $OUT/inc_a\.cnf:1"
+# The same through .pragma includedir and a relative name: no warning
+# about the working directory, the same finding.
+make_variant "s|^conditioning = none\$|conditioning = reduce512\n.pragma includedir:$OUT\n.include inc_a.cnf|"
+inc_case
+check "include (a), includedir: exit 2" exited_with 2
+check "include (a), includedir: the file found there" \
+    stdout_has "given twice \(line $n and $OUT/inc_a\.cnf:1\)"
+check "include (a), includedir: no working-directory warning" \
+    stdout_lacks 'relative to the working directory'
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM --json
+check "include (a), --json: the verdict's finding names the file checked" \
+    "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["problems"][d["because"]]
+assert d["exit_code"] == 2 and p["file"] == sys.argv[2], p
+assert "inc_a.cnf:1" in p["message"], p' "$OUT/stdout" "$VARIANT"
+
+# (b) A key after an .include whose file ends in another section: NCONF
+# files it there, the provider never sees it.
+printf '[req]\ndistinguished_name = dn\n' >"$OUT/inc_b.cnf"
+make_variant "s|^conditioning = none\$|.include $OUT/inc_b.cnf\nconditioning = reduce512|"
+check "include (b): the provider runs its default, not reduce512" \
+    provider_runs none
+inc_case
+n=$(line_of 'conditioning = reduce512')
+check "include (b): openssl rand exits 0" test "$rand_status" -eq 0
+check "include (b): rdrand-check exits 2" exited_with 2
+check "include (b): the key's line, the section it lands in, and why" \
+    stdout_has "^misconfigured: $VARIANT:$n: \[req\] conditioning: key 'conditioning' lands in section \[req\] \(the included $OUT/inc_b\.cnf ends in \[req\], opened at $OUT/inc_b\.cnf:1\), not in \[rdrand_sect\]"
+# Between two sections the check does not read: a warning only.
+make_variant "\$a[other_sect]\n.include $OUT/inc_b.cnf\nfoo = bar"
+inc_case
+check "include (b), other sections: exit 0" exited_with 0
+check "include (b), other sections: a warning on the line" \
+    stdout_has "^warning: $VARIANT:$(line_of 'foo = bar'): \[req\] foo: key 'foo' lands in section \[req\]"
+
+# (c) A file including itself: OpenSSL nests it until the descriptors
+# run out, filing its first keys in [rdrand_sect]; with
+# config_diagnostics = 1 every program fails.  The checker ends, exit 2.
+make_variant "s|^conditioning = none\$|&\n.include $OUT/variant.cnf|"
+inc_case
+check "include (c) self: openssl rand fails" test "$rand_status" -ne 0
+check "include (c) self: rdrand-check exits 2" exited_with 2
+check "include (c) self: named on the .include line" \
+    stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/variant.cnf"): \.include: .* includes a file being read"
+check "include (c) self: the keys it moves, named" \
+    stdout_has "^misconfigured: $VARIANT:$(line_of "openssl_conf = openssl_init"): \[rdrand_sect\] openssl_conf: unknown key"
+# A symlink loop, a missing file, a directory from a directory: OpenSSL
+# skips each without a word and loads the rest (exit 0); the checker
+# warns on the line, exit 0.
+ln -s "$OUT/loop2" "$OUT/loop1"
+ln -s "$OUT/loop1" "$OUT/loop2"
+mkdir -p "$OUT/d1" "$OUT/d2"
+printf '.include %s\n' "$OUT/d2" >"$OUT/d1/a.cnf"
+for row in "$OUT/loop1|is a symlink loop" "$OUT/missing.cnf|No such file or directory: OpenSSL skips it" \
+    "$OUT/d1|is a directory included while directory $OUT/d1 is read"; do
+    IFS='|' read -r target why <<<"$row"
+    make_variant "s|^conditioning = none\$|&\n.include $target|"
+    inc_case
+    check "include (c) $target: openssl rand exits 0" test "$rand_status" -eq 0
+    check "include (c) $target: rdrand-check exits 0" exited_with 0
+    check "include (c) $target: a warning, why" stdout_has "^warning: .*: \.include: .*$why"
+done
+# Unreadable: as an unprivileged user when run as root.
+printf 'conditioning = reduce512\n' >"$OUT/unread.cnf"
+chmod 000 "$OUT/unread.cnf"
+make_variant "s|^conditioning = none\$|&\n.include $OUT/unread.cnf|"
+as=()
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    chmod 0755 "$OUT"
+    chmod 0644 "$VARIANT"
+    as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+sim "OPENSSL_CONF=$VARIANT" -- "${as[@]}" "$OPENSSL_BIN" rand -hex 16
+check "include (c) unreadable: openssl rand exits 0" exited_ok
+sim -- "${as[@]}" "$CHECK" -c "$VARIANT" --provider $SIM
+check "include (c) unreadable: rdrand-check exits 0" exited_with 0
+check "include (c) unreadable: a warning, why" \
+    stdout_has "^warning: $VARIANT:$(line_of ".include $OUT/unread.cnf"): \.include: .*cannot be opened: Permission denied"
+chmod 0700 "$OUT"
+
+# An include directory: its *.cnf and *.conf files, nothing else.
+mkdir -p "$OUT/incdir"
+printf 'conditioning = reduce512x\n' >"$OUT/incdir/b.conf"
+printf 'conditioning = bogus\n' >"$OUT/incdir/notes.txt"
+make_variant "s|^conditioning = none\$|.include $OUT/incdir|"
+inc_case
+check "include directory: openssl rand fails on b.conf's value" \
+    test "$rand_status" -ne 0
+check "include directory: rdrand-check exits 2" exited_with 2
+check "include directory: names b.conf's line" \
+    stdout_has "^misconfigured: $OUT/incdir/b\.conf:1: \[rdrand_sect\] conditioning: .*reduce512x"
+check "include directory: not the .txt file" stdout_lacks 'bogus'
+
+# --- --help, --version ---
+for args in -h --help; do
+    sim -- "$CHECK" $args
+    check "rdrand-check $args: exit 0" exited_with 0
+    check "rdrand-check $args: usage on stdout" stdout_has '^usage: .*rdrand-check '
+    sim -- "$STAT" $args
+    check "rdrand-stat $args: exit 0" exited_with 0
+    check "rdrand-stat $args: usage on stdout" stdout_has '^usage: .*rdrand-stat '
+done
+sim "OPENSSL_CONF=/dev/null" -- "$STAT" -l -p $SIM version
+version=$(cat "$OUT/stdout")
+sim -- "$CHECK" --version
+check "--version: exit 0" exited_with 0
+check "--version: the release (the module's version, $version)" \
+    stdout_has "^rdrand-check $version "
+check "--version: the OpenSSL it runs with" \
+    stdout_has "^OpenSSL: OpenSSL $("$OPENSSL_BIN" version | awk '{print $2}') "
+
 # --- usage ---
 for args in "--bogus" "-n -1" "-n x" "-n +5" "--json --prometheus" "extra"; do
     # shellcheck disable=SC2086 # the arguments are a list

@@ -76,6 +76,32 @@ for row in "sim-routed|$(grep -n -m1 '^\[random_sect\]' "$OUT/sim-routed.cnf" | 
         stdout_has "^misconfigured: $OUT/$variant.cnf:$line: .*$why"
 done
 
+# The live draw takes RAND_bytes's path and says which it was: through
+# libcrypto's DRBGs to the seed source with the shipped file; to the FIPS
+# provider's own generator without random_provider, or with random after
+# providers (fips claims RAND_bytes first), where the verdict, not a
+# "reached" line, follows.
+checker "$OUT/sim.cnf"
+check "rdrand-check shipped: RAND_bytes's seeds reached the provider" \
+    stdout_has '^live draw: RAND_bytes: [1-9][0-9]* seed requests? reached provider rdrand-sim, 0 failed$'
+for variant in sim-routed sim-late; do
+    checker "$OUT/$variant.cnf"
+    check "rdrand-check $variant: the live line says RAND_bytes bypasses us" \
+        stdout_has '^live draw: RAND_bytes: no seed request reached provider rdrand-sim: RAND_bytes goes to provider fips.s own generator, past this seed source$'
+    check "rdrand-check $variant: no line says RAND_bytes reached us" \
+        stdout_lacks 'reached provider rdrand-sim during RAND_bytes|^seed source: live'
+    check "rdrand-check $variant: the verdict names the line to fix" \
+        stdout_has "^verdict: 2 misconfigured, because $OUT/$variant.cnf:[0-9]+: "
+    # shellcheck disable=SC2046
+    run $(fenv "$OUT/$variant.cnf" "") -- "$CHECK" -c "$OUT/$variant.cnf" \
+        --provider rdrand-sim --json
+    check "rdrand-check $variant --json: RAND_bytes to fips, 0 seeds" \
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["draw"]
+assert d["rand_bytes_to"] == "fips" and d["rand_bytes_seed_requests"] == 0, d
+' "$OUT/stdout"
+done
+
 # The shipped file with rdrand.so on this machine's CPU.
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
     "$STAT" -l rdrand-available
