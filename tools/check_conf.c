@@ -91,7 +91,6 @@ static void check_duplicates(struct check_report *r, const struct conf_lines *l,
 {
     for (size_t i = 0; i < l->n; i++) {
         int last, line, last_line;
-        char here[1200], there[1200];
 
         if (strcmp(l->v[i].section, section) != 0 || l->v[i].key[0] == '\0'
             || (last = line_of_key(l, section, l->v[i].key, nocase))
@@ -108,13 +107,16 @@ static void check_duplicates(struct check_report *r, const struct conf_lines *l,
                           "line %d and ignores this one without a word; keep "
                           "one",
                           line, last_line, last_line);
-        else
+        else {
+            char here[1200], there[1200];
+
             check_problem(r, SEV_MISCONFIGURED, l->v[i].pos, section,
                           l->v[i].key,
                           "given twice (%s and %s): OpenSSL uses only %s and "
                           "ignores this one without a word; keep one",
                           conf_pos_text(l, l->v[i].pos, here, sizeof(here)),
                           conf_pos_text(l, last, there, sizeof(there)), there);
+        }
     }
 }
 

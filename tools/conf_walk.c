@@ -357,7 +357,7 @@ static const char *directive(const char *s, const char *word)
 {
     size_t n = strlen(word), name = strcspn(s, " \t=");
 
-    if (strncmp(s, word, n) != 0 || (name == n && s[n] != '=' && s[n] == '\0'))
+    if (strncmp(s, word, n) != 0 || (name == n && s[n] == '\0'))
         return NULL;
     s += name;
     s += strspn(s, " \t");
