@@ -715,6 +715,27 @@ static int run_in_child(struct check_report *r, int *reported)
     return CHECK_UNHEALTHY;
 }
 
+int check_file_in_child(const char *path, int print)
+{
+    static struct check_report cr;
+    static struct dynamic cd;
+    int code, reported = 0;
+
+    cr.config = path;
+    cr.provider = RDRAND_PROVIDER_NAME;
+    cr.openssl_version = OpenSSL_version_num();
+    if ((code = run_in_child(&cr, &reported)) < 0) {
+        check_in_process(&cr, &cd, path, 0);
+        code = verdict(&cr);
+        if (print)
+            put_text(stdout, &cr, &cd, code);
+        exit(code);
+    }
+    if (!reported && print)
+        put_text(stdout, &cr, &cd, code);
+    return code;
+}
+
 /* The rename survives a crash only once its directory is synced. */
 static int sync_dir(const char *path)
 {
@@ -742,8 +763,16 @@ static int usage(FILE *to, const char *argv0)
             "  --prometheus     node_exporter textfile-collector format\n"
             "  -o FILE          write FILE atomically (temporary file, "
             "then rename)\n"
+            "  --enable [FILE]  edit FILE (default: the file OpenSSL reads) "
+            "to make rdrand\n"
+            "                   the seed source, check it, keep a backup\n"
+            "  --disable [FILE] revert --enable's edit\n"
             "exit status: 0 live and healthy, 1 unhealthy, 2 "
-            "misconfigured, 3 usage\n",
+            "misconfigured, 3 usage;\n"
+            "  --enable, --disable: 0 done or nothing to do, 4 refused, 5 "
+            "read/write error,\n"
+            "  6 the new file fails the check (the file is unchanged "
+            "unless 0)\n",
             argv0, RDRAND_PROVIDER_NAME);
     return to == stdout ? 0 : CHECK_USAGE;
 }
@@ -757,14 +786,16 @@ int main(int argc, char **argv)
         {"prometheus", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
+        {"enable", optional_argument, NULL, 'E'},
+        {"disable", optional_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
     enum format format = TEXT;
-    const char *config = NULL, *output = NULL;
+    const char *config = NULL, *output = NULL, *edit_file = NULL;
     char *default_conf = NULL, *end, tmp[4096];
     long more = 0;
-    int opt, code, reported = 0;
+    int opt, code, reported = 0, edit = 0;
     FILE *out = stdout;
 
     if (strcmp(basename(argv[0]), "rdrand-stat") == 0)
@@ -796,12 +827,27 @@ int main(int argc, char **argv)
             break;
         case 'h':
             return usage(stdout, argv[0]);
+        case 'E':
+        case 'D':
+            if (edit != 0)
+                return usage(stderr, argv[0]);
+            edit = opt;
+            edit_file = optarg;
+            break;
         default:
             return usage(stderr, argv[0]);
         }
     }
-    if (optind != argc)
+    /* --enable FILE as well as --enable=FILE */
+    if (edit != 0 && edit_file == NULL && optind + 1 == argc)
+        edit_file = argv[optind++];
+    if (optind != argc
+        || (edit != 0
+            && (format != TEXT || output != NULL || more != 0
+                || strcmp(r.provider, RDRAND_PROVIDER_NAME) != 0)))
         return usage(stderr, argv[0]);
+    if (edit != 0 && edit_file != NULL)
+        config = edit_file;
     if (config == NULL)
         config = getenv("OPENSSL_CONF");
     if (config == NULL)
@@ -812,6 +858,11 @@ int main(int argc, char **argv)
     }
     r.config = config;
     r.openssl_version = OpenSSL_version_num();
+    if (edit != 0) {
+        code = conf_edit(edit == 'E', config);
+        OPENSSL_free(default_conf);
+        return code;
+    }
 
     /* A child that aborts (on_coco_failure = abort) still gets a report. */
     if ((code = run_in_child(&r, &reported)) < 0) {
