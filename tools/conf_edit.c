@@ -1059,12 +1059,12 @@ static int replace(const struct file *f, const char *buf, size_t size,
         unlink(tmp);
         fprintf(stderr,
                 enable ? "rdrand-check: the new file fails the check (verdict "
-                         "%d, above); %s is unchanged: fix what the check "
+                         "%d, above); %s: nothing changed: fix what the check "
                          "names (rdrand.so installed? RDRAND healthy?) and run "
                          "--enable again\n"
                        : "rdrand-check: rdrand is still the live seed source "
-                         "without the marked lines (verdict %d); %s is "
-                         "unchanged: revert by hand (rdrand-check -c %s)\n",
+                         "without the marked lines (verdict %d); %s: nothing "
+                         "changed: revert by hand (rdrand-check -c %s)\n",
                 code, f->path, f->path);
         return EDIT_CHECK_FAILED;
     }
@@ -1179,6 +1179,7 @@ static int do_enable(const struct file *f, const struct text *t,
         return EDIT_REFUSED;
     }
     apply(t, &pl, &out);
+    printf("--enable's edit of %s:\n", f->path);
     print_changes(&out, 1);
     buf = join(&out, &size);
     code = replace(f, buf, size, 1);
@@ -1249,6 +1250,7 @@ static int do_disable(const struct file *f, const struct text *t,
             if (strcmp(t->v[i].text, END) == 0)
                 inside = 0;
         }
+        printf("--disable's edit of %s:\n", f->path);
         print_changes(&shown, 0);
         text_free(&shown);
         code = replace(f, buf, size, 0);
