@@ -75,4 +75,24 @@ int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
 /* The compatibility name: rdrand-stat's command line (deprecated). */
 int rdrand_stat_main(int argc, char **argv);
 
+/*
+ * --enable and --disable (conf_edit.c): edit file in place, or explain
+ * why not.  Exit 0: done, or nothing to do; otherwise the file is
+ * unchanged and the status says why.
+ */
+enum edit_exit {
+    EDIT_REFUSED = 4,     /* a file it does not understand, or edited by hand */
+    EDIT_FAILED = 5,      /* cannot read, write or back up the file */
+    EDIT_CHECK_FAILED = 6 /* the new file fails the check: not installed */
+};
+
+int conf_edit(int enable, const char *file);
+
+/*
+ * rdrand-check's own check (static and live) of the file at path, in a
+ * child process (rdrand-check.c): its verdict, an enum check_exit; print:
+ * the text report on stdout.
+ */
+int check_file_in_child(const char *path, int print);
+
 #endif

@@ -931,6 +931,28 @@ static int run_in_child(struct check_report *r, int *reported)
     return CHECK_UNHEALTHY;
 }
 
+int check_file_in_child(const char *path, int print)
+{
+    static struct check_report cr;
+    static struct dynamic cd;
+    int code, reported = 0;
+
+    cr.config = path;
+    cr.shown = path; /* the temporary file, not yet where it goes */
+    cr.provider = RDRAND_PROVIDER_NAME;
+    cr.openssl_version = OpenSSL_version_num();
+    if ((code = run_in_child(&cr, &reported)) < 0) {
+        check_in_process(&cr, &cd, path, 0);
+        code = verdict(&cr);
+        if (print)
+            put_text(stdout, &cr, &cd, code);
+        exit(code);
+    }
+    if (!reported && print)
+        put_text(stdout, &cr, &cd, code);
+    return code;
+}
+
 /* The rename survives a crash only once its directory is synced. */
 static int sync_dir(const char *path)
 {
@@ -960,8 +982,16 @@ static int usage(FILE *to, const char *argv0)
             "then rename)\n"
             "  -h, --help       this text\n"
             "  --version        rdrand-check's version and OpenSSL's\n"
+            "  --enable [FILE]  edit FILE (default: the file OpenSSL reads) "
+            "to make rdrand\n"
+            "                   the seed source, check it, keep a backup\n"
+            "  --disable [FILE] revert --enable's edit\n"
             "exit status: 0 live and healthy, 1 unhealthy, 2 "
-            "misconfigured, 3 usage\n",
+            "misconfigured, 3 usage;\n"
+            "  --enable, --disable: 0 done or nothing to do, 4 refused, 5 "
+            "read/write error,\n"
+            "  6 the new file fails the check (the file is unchanged "
+            "unless 0)\n",
             argv0, RDRAND_PROVIDER_NAME);
     return to == stdout ? 0 : CHECK_USAGE;
 }
@@ -986,14 +1016,16 @@ int main(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
+        {"enable", optional_argument, NULL, 'E'},
+        {"disable", optional_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
     enum format format = TEXT;
-    const char *config = NULL, *output = NULL;
+    const char *config = NULL, *output = NULL, *edit_file = NULL;
     char *default_conf = NULL, *real, *end, tmp[4096];
     long more = 0;
-    int opt, code, reported = 0;
+    int opt, code, reported = 0, edit = 0;
     FILE *out = stdout;
 
     if (strcmp(basename(argv[0]), "rdrand-stat") == 0)
@@ -1027,12 +1059,27 @@ int main(int argc, char **argv)
             return usage(stdout, argv[0]);
         case 'V':
             return version();
+        case 'E':
+        case 'D':
+            if (edit != 0)
+                return usage(stderr, argv[0]);
+            edit = opt;
+            edit_file = optarg;
+            break;
         default:
             return usage(stderr, argv[0]);
         }
     }
-    if (optind != argc)
+    /* --enable FILE as well as --enable=FILE */
+    if (edit != 0 && edit_file == NULL && optind + 1 == argc)
+        edit_file = argv[optind++];
+    if (optind != argc
+        || (edit != 0
+            && (format != TEXT || output != NULL || more != 0
+                || strcmp(r.provider, RDRAND_PROVIDER_NAME) != 0)))
         return usage(stderr, argv[0]);
+    if (edit != 0 && edit_file != NULL)
+        config = edit_file;
     if (config == NULL)
         config = getenv("OPENSSL_CONF");
     if (config == NULL)
@@ -1045,6 +1092,12 @@ int main(int argc, char **argv)
     /* The file the operator edits: /etc/ssl/openssl.cnf, not the link. */
     r.shown = (real = realpath(config, NULL)) != NULL ? real : config;
     r.openssl_version = OpenSSL_version_num();
+    if (edit != 0) {
+        code = conf_edit(edit == 'E', config);
+        OPENSSL_free(default_conf);
+        free(real);
+        return code;
+    }
 
     /* A child that aborts (on_coco_failure = abort) still gets a report. */
     if ((code = run_in_child(&r, &reported)) < 0) {

@@ -1,0 +1,382 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# rdrand-check --enable / --disable through the real openssl binary and the
+# real module of the build tree.
+#
+#   test_enable.sh bookworm|trixie: Debian's own stock openssl.cnf of that
+#     release (this machine's /etc/ssl/openssl.cnf if it is that release's
+#     and dpkg --verify says it is unmodified, else extracted from the
+#     openssl .deb: the fresh-system cache, else apt-get download for this
+#     machine's release; not obtainable: exit 77, a skip, never a pass):
+#     enabled, used by openssl and rdrand-check, enabled again (no change),
+#     disabled back byte for byte, disabled again (no change); the same
+#     with an operator's own edits; disable after a marked line is edited.
+#   test_enable.sh cases: files it must refuse or cannot write, a file
+#     enabled by hand, a file without openssl_conf, a new file that fails
+#     the check, backups that never overwrite each other, usage.
+# shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+CHECK=$RDRAND_BUILD_DIR/rdrand-check
+MARK='  # rdrand-check --enable'
+export OPENSSL_MODULES=$REAL_MODULES
+# The fresh-system cache (tests/fresh) holds both releases' .debs.
+CACHE=${RDRAND_FRESH_CACHE:-/var/cache/rdrand-provider/fresh}
+exited_with() { [ "$status" -eq "$1" ]; }
+# The file's bytes and modification time, to prove "nothing changed".
+snap() { echo "$(sha256sum <"$1") $(stat -c %y "$1")"; }
+unchanged() { [ "$(snap "$1")" = "$2" ]; } # unchanged FILE SNAPSHOT
+# No temporary file left beside FILE (mkstemp's FILE.rdrand-check-XXXXXX).
+no_temp() {
+    ! find "$(dirname "$1")" -maxdepth 1 -name "$(basename "$1").rdrand-check-??????" | grep -q .
+}
+backups() { find "$(dirname "$1")" -maxdepth 1 -name "$(basename "$1").rdrand-check-backup-*" | wc -l; }
+same_as() { cmp -s "$1" "$2"; }
+lacks() { ! grep -q -- "$1" "$2"; } # lacks REGEX FILE
+
+require_real_rdrand
+
+# enabled_and_live FILE: what an application and the check see.
+enabled_and_live() {
+    local what=$1 file=$2
+    run "OPENSSL_CONF=$file" -- "$OPENSSL_BIN" rand -hex 16
+    check "$what: openssl rand with the enabled file exits 0" exited_ok
+    check "$what: openssl rand printed 16 bytes" hex32
+    run -- "$CHECK" -c "$file"
+    check "$what: rdrand-check -c on the enabled file exits 0" exited_with 0
+    check "$what: rdrand-check finds no problem" \
+        stdout_lacks '^(warning|unhealthy|misconfigured): '
+    check "$what: the seed source is live" stdout_has '^seed source: live: '
+    # The counters of a process using the file, not only rdrand-check's.
+    run "OPENSSL_CONF=$file" -- "$STAT" -n 32 -r seed-requests seed-failures
+    check "$what: rdrand-stat counts seed requests with the enabled file" \
+        line_at_least 1 1
+    check "$what: no seed request failed" line_is 2 0
+}
+
+# round_trip NAME ORIGINAL: enable, use, enable again, disable, disable again.
+round_trip() {
+    local name=$1 orig=$2 f=$OUT/$1.cnf snap
+    cp -p "$orig" "$f"
+    run -- "$CHECK" -c "$f"
+    check "$name: before --enable, rdrand-check exits 2 (seeds not ours)" \
+        exited_with 2
+    run -- "$CHECK" --enable "$f"
+    check "$name: --enable exits 0" exited_ok
+    check "$name: --enable lists the added lines" \
+        stdout_has "^\\+ line [0-9]+: .*${MARK}\$"
+    check "$name: --enable names the backup" \
+        stdout_has "^enabled: $f; the previous file is kept as $f\\.rdrand-check-backup-"
+    check "$name: the backup is the original" \
+        same_as "$orig" "$(find "$OUT" -name "$name.cnf.rdrand-check-backup-*" | head -1)"
+    check "$name: no temporary file left" no_temp "$f"
+    check "$name: the mode is kept" [ "$(stat -c %a "$f")" = "$(stat -c %a "$orig")" ]
+    enabled_and_live "$name" "$f"
+
+    snap=$(snap "$f")
+    run -- "$CHECK" --enable "$f"
+    check "$name: --enable again exits 0" exited_ok
+    check "$name: --enable again says already enabled" \
+        stdout_has 'already enabled by rdrand-check --enable; nothing changed$'
+    check "$name: --enable again changes nothing (bytes, mtime)" unchanged "$f" "$snap"
+    check "$name: --enable again makes no backup" [ "$(backups "$f")" -eq 1 ]
+
+    run -- "$CHECK" --disable "$f"
+    check "$name: --disable exits 0" exited_ok
+    check "$name: --disable lists the removed lines" \
+        stdout_has "^- line [0-9]+: .*${MARK}\$"
+    check "$name: --disable gives the original back byte for byte" same_as "$orig" "$f"
+    run "OPENSSL_CONF=$f" -- "$STAT" -n 32 -r seed-requests
+    check "$name: after --disable rdrand is not loaded (rdrand-stat exits 3)" \
+        exited_with 3
+
+    snap=$(snap "$f")
+    run -- "$CHECK" --disable "$f"
+    check "$name: --disable again exits 0" exited_ok
+    check "$name: --disable again says not enabled" \
+        stdout_has 'not enabled \(no rdrand line\); nothing changed$'
+    check "$name: --disable again changes nothing (bytes, mtime)" unchanged "$f" "$snap"
+}
+
+# refused NAME FILE EXIT MESSAGE [COMMAND...]: COMMAND FILE (default:
+# rdrand-check --enable FILE) exits EXIT, says why, changes nothing.
+refused() {
+    local name=$1 f=$2 code=$3 msg=$4 snap
+    shift 4
+    [ $# -gt 0 ] || set -- "$CHECK" --enable
+    snap=$(snap "$f")
+    run -- "$@" "$f"
+    check "$name: exits $code" exited_with "$code"
+    check "$name: says why" stderr_has "$msg"
+    check "$name: says nothing changed" stderr_has 'nothing changed'
+    check "$name: the file is unchanged (bytes, mtime)" unchanged "$f" "$snap"
+    check "$name: no temporary file left" no_temp "$f"
+}
+
+# ---- the stock file of one release ----
+
+stock() { # stock CODENAME DEST: 0, or 1 with why on stdout
+    local codename=$1 dest=$2 here deb dir
+    here=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release)
+    if [ "$codename" = "$here" ] && dpkg --verify openssl >"$OUT/verify" 2>&1 &&
+        ! grep -q ' /etc/ssl/openssl.cnf$' "$OUT/verify" &&
+        [ -f /etc/ssl/openssl.cnf ]; then
+        cp /etc/ssl/openssl.cnf "$dest" && echo "this machine's /etc/ssl/openssl.cnf (dpkg --verify: unmodified)" && return 0
+    fi
+    deb=$(find "$CACHE/$codename-archives" -maxdepth 1 -name 'openssl_*.deb' 2>/dev/null | sort | tail -1)
+    if [ -z "$deb" ] && [ "$codename" = "$here" ]; then
+        dir=$(mktemp -d -p "$OUT")
+        (cd "$dir" && apt-get download -q openssl >/dev/null 2>&1)
+        deb=$(find "$dir" -name 'openssl_*.deb' | head -1)
+    fi
+    if [ -z "$deb" ]; then
+        echo "no openssl .deb of $codename (not this machine's release, or not downloadable; $CACHE/$codename-archives has none)"
+        return 1
+    fi
+    dpkg-deb --fsys-tarfile "$deb" | tar -xO ./etc/ssl/openssl.cnf >"$dest" &&
+        [ -s "$dest" ] && echo "extracted from $deb" && return 0
+    echo "no etc/ssl/openssl.cnf in $deb"
+    return 1
+}
+
+release() {
+    local codename=$1 s=$OUT/stock-orig.cnf f snap
+    if ! why=$(stock "$codename" "$s"); then
+        echo "SKIP: the stock openssl.cnf of $codename: $why"
+        exit 77
+    fi
+    echo "# $codename's stock openssl.cnf: $why"
+    chmod 0644 "$s"
+
+    round_trip stock "$s"
+
+    # The operator's own edits before --enable.
+    sed '/^\[ req \]$/a default_md = sha512' "$s" >"$OUT/req-edit.orig"
+    check "operator edit: the [ req ] key is there" grep -qx 'default_md = sha512' "$OUT/req-edit.orig"
+    round_trip req-edit "$OUT/req-edit.orig"
+
+    head -c -1 "$s" >"$OUT/no-newline.orig" # the file's final newline gone
+    round_trip no-newline "$OUT/no-newline.orig"
+    check "no final newline: the variant really ends without one" \
+        [ "$(tail -c 1 "$OUT/no-newline.orig" | od -An -c | tr -d ' ')" != '\n' ]
+
+    # A provider already activated (default explicitly, and base): the
+    # default stays as it is, nothing is activated by --enable but ours.
+    sed -e 's/^# *providers = provider_sect$/providers = provider_sect/' \
+        -e 's/^# *\[provider_sect\]$/[provider_sect]/' \
+        -e 's/^# *default = default_sect$/default = default_sect\nbase = base_sect/' \
+        -e 's/^# *\[default_sect\]$/[default_sect]/' \
+        -e 's/^# *activate = 1$/activate = 1\n\n[base_sect]\nactivate = 1/' \
+        "$s" >"$OUT/active.orig"
+    check "provider already active: the variant activates default and base" \
+        [ "$(grep -cx 'activate = 1' "$OUT/active.orig")" -eq 2 ]
+    round_trip active "$OUT/active.orig"
+    cp "$OUT/active.orig" "$OUT/active2.cnf"
+    run -- "$CHECK" --enable "$OUT/active2.cnf"
+    check "provider already active: --enable adds only rdrand's activate" \
+        [ "$(grep -c "^activate = 1${MARK}\$" "$OUT/active2.cnf")" -eq 0 ]
+    check "provider already active: rdrand added to [provider_sect]" \
+        stdout_has "^\\+ line [0-9]+: rdrand = rdrand_sect${MARK}\$"
+
+    # An existing [random] section without a seed: the seed goes into it.
+    sed -e 's/^\[openssl_init\]$/&\nrandom = my_random/' \
+        -e '$a [my_random]\ncipher = AES-256-CTR' "$s" >"$OUT/random.orig"
+    round_trip random "$OUT/random.orig"
+    cp "$OUT/random.orig" "$OUT/random2.cnf"
+    run -- "$CHECK" --enable "$OUT/random2.cnf"
+    check "existing [random]: seed added into [my_random]" \
+        grep -A1 -x 'cipher = AES-256-CTR' "$OUT/random2.cnf" | grep -qx "seed = RDRAND${MARK}"
+    check "existing [random]: no new random section" \
+        lacks '^\[rdrand_random_sect\]' "$OUT/random2.cnf"
+
+    # The default file through a symbolic link (Debian's /usr/lib/ssl one).
+    f=$OUT/target.cnf
+    cp "$s" "$f"
+    ln -s "$f" "$OUT/link.cnf"
+    run "OPENSSL_CONF=$OUT/link.cnf" -- "$CHECK" --enable
+    check "symlink: --enable through OPENSSL_CONF exits 0" exited_ok
+    check "symlink: names the target it edits" \
+        stdout_has "^$OUT/link.cnf is a symbolic link to $f: editing that file$"
+    check "symlink: the link is still a link" [ -L "$OUT/link.cnf" ]
+    check "symlink: the target is enabled" grep -q "$MARK\$" "$f"
+    run "OPENSSL_CONF=$OUT/link.cnf" -- "$CHECK" --disable
+    check "symlink: --disable gives the target back" same_as "$s" "$f"
+
+    # The operator edits after --enable.
+    f=$OUT/after.cnf
+    cp "$s" "$f"
+    run -- "$CHECK" --enable "$f"
+    sed -i '/^\[ req \]$/a default_md = sha512' "$f"
+    run -- "$CHECK" --disable "$f"
+    check "edit after --enable: --disable exits 0" exited_ok
+    check "edit after --enable: --disable keeps the operator's line only" \
+        same_as "$OUT/req-edit.orig" "$f"
+
+    # A marked line's value edited, its mark kept: it is still ours.
+    cp "$s" "$f"
+    run -- "$CHECK" --enable "$f"
+    sed -i "s/^random = rdrand_random_sect${MARK}\$/random = rdrand_random_sect2${MARK}/" "$f"
+    check "marked line edited: the edit is there" grep -q "^random = rdrand_random_sect2$MARK" "$f"
+    run -- "$CHECK" --enable "$f"
+    check "marked line edited: --enable refuses (not as it writes them)" exited_with 4
+    check "marked line edited: --enable says so" stderr_has 'not as --enable writes them'
+    run -- "$CHECK" --disable "$f"
+    check "marked line edited: --disable exits 0" exited_ok
+    check "marked line edited: --disable lists the edited line" \
+        stdout_has "^- line [0-9]+: random = rdrand_random_sect2${MARK}\$"
+    check "marked line edited: --disable gives the original back" same_as "$s" "$f"
+
+    # A marked line whose mark was removed: no longer ours, refused.
+    cp "$s" "$f"
+    run -- "$CHECK" --enable "$f"
+    sed -i "s/^random = rdrand_random_sect${MARK}\$/random = rdrand_random_sect/" "$f"
+    refused "mark removed: --disable" "$f" 4 'still names rdrand' \
+        "$CHECK" --disable
+    check "mark removed: --disable names the line" \
+        stderr_has 'line [0-9]+: random = rdrand_random_sect$'
+}
+
+# ---- files it refuses, cannot write, or must leave alone ----
+
+cases() {
+    local f=$OUT/case.cnf min=$OUT/min.orig snap n
+    printf 'HOME = .\n\n[ req ]\ndefault_bits = 2048\n' >"$min"
+
+    # No openssl_conf: one line in the default section, and the block.
+    round_trip minimal "$min"
+    cp "$min" "$f"
+    run -- "$CHECK" --enable "$f"
+    check "no openssl_conf: added after the default section's last key" \
+        [ "$(sed -n 2p "$f")" = "openssl_conf = rdrand_openssl_init${MARK}" ]
+    printf 'HOME = .' >"$OUT/min-nonl.orig"
+    round_trip minimal-no-newline "$OUT/min-nonl.orig"
+    : >"$OUT/empty.orig"
+    round_trip empty "$OUT/empty.orig"
+    printf 'openssl_conf = init\r\n\r\n[init]\r\n' >"$OUT/crlf.orig"
+    round_trip crlf "$OUT/crlf.orig"
+    cp "$OUT/crlf.orig" "$f"
+    run -- "$CHECK" --enable "$f"
+    check "CRLF: added lines end in CRLF too" \
+        [ "$(grep -c $'\r$' "$f")" -eq "$(wc -l <"$f")" ]
+
+    # Enabled by hand (the project's own example): left alone.
+    cp "$CONF/rdrand.cnf" "$f"
+    snap=$(snap "$f")
+    run -- "$CHECK" --enable "$f"
+    check "enabled by hand: --enable exits 0" exited_ok
+    check "enabled by hand: says so" \
+        stdout_has 'already enabled \(by hand\): rdrand is the live seed source; nothing changed$'
+    check "enabled by hand: the check ran and was live" stdout_has '^verdict: 0 live'
+    check "enabled by hand: unchanged (bytes, mtime)" unchanged "$f" "$snap"
+    refused "enabled by hand: --disable" "$f" 4 \
+        'enabled by hand, not by rdrand-check --enable' "$CHECK" --disable
+    check "enabled by hand: --disable lists the lines to revert" \
+        stderr_has "^  line $(grep -n -m1 -x 'module = rdrand.so' "$f" | cut -d: -f1): module = rdrand.so$"
+    # Named by hand, but not live: refused, not "already enabled".
+    sed 's/^seed = RDRAND$/seed = CTR-DRBG/' "$CONF/rdrand.cnf" >"$f"
+    refused "named by hand, not live" "$f" 4 'names rdrand but the check gives verdict 2'
+
+    # Files it does not understand.
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\n[init]\nalg_section = a\n[a]\n' >"$f"
+    refused "section written twice" "$f" 4 '\[init\] is written 2 times'
+    printf 'openssl_conf = init\n[init]\nproviders = \\\n  p\n[p]\ndefault = d\n[d]\n' >"$f"
+    refused "continued line" "$f" 4 'line 3: \[init\] has a line continued with a backslash \(lines 3-4\)'
+    printf 'this is not a configuration file\n' >"$f"
+    refused "garbage" "$f" 4 'line 1: OpenSSL cannot parse this file'
+    head -c 2048 "$OPENSSL_BIN" >"$f"
+    refused "binary" "$f" 4 'holds NUL bytes'
+    printf 'openssl_conf = init\n.include /nonexistent.cnf\n[init]\n' >"$f"
+    refused ".include" "$f" 4 'line 2: \.include'
+    printf 'openssl_conf = init\n[init]\nrandom = r\n[r]\nseed = JITTER\n' >"$f"
+    refused "[random] with another seed" "$f" 4 'line 5: \[r\] seed = JITTER: this file already chooses a seed source'
+    printf '[x]\nopenssl_conf = init\n[init]\n' >"$f"
+    refused "openssl_conf not in the default section" "$f" 4 'line 2: openssl_conf in \[x\]'
+    printf 'openssl_conf = init\n[init]\nproviders = p\nproviders = p\n[p]\n' >"$f"
+    refused "duplicate key it reads" "$f" 4 '\[init\] providers is given 2 times'
+    printf 'openssl_conf = init\n[init]\nproviders = "p"\n[p]\n' >"$f"
+    refused "quoted value" "$f" 4 'line 3: \[init\] providers = "p": OpenSSL reads a different value'
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\nrdrand = mine\n[mine]\nactivate = 1\n' >"$f"
+    refused "provider rdrand named by hand" "$f" 4 'names rdrand but the check gives verdict'
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nactivate = 0\n' >"$f"
+    if openssl_at_least 3 3; then
+        refused "default with activate = 0" "$f" 4 'line 7: \[d\] activate = 0 does not activate'
+    fi
+    printf 'openssl_conf = init\n[init]\n' >"$f"
+    printf '# %s' "\\" >>"$f" # a last line ending in a backslash
+    refused "last line continued" "$f" 4 'the last line ends in a backslash'
+
+    # The new file fails the check: nothing installed.  Only base is
+    # activated (a FIPS-like system without fips): --enable leaves the
+    # default off, and the check calls that misconfigured.
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\nbase = b\n[b]\nactivate = 1\n' >"$f"
+    n=$(backups "$f")
+    refused "new file fails the check" "$f" 6 'the new file fails the check \(verdict 2'
+    check "new file fails the check: the report names the default" \
+        stdout_has 'default is not activated'
+    check "new file fails the check: no backup" [ "$(backups "$f")" -eq "$n" ]
+    cp "$min" "$f"
+    snap=$(snap "$f")
+    run "OPENSSL_MODULES=$OUT/nowhere" -- "$CHECK" --enable "$f"
+    check "module not installed: --enable exits 6" exited_with 6
+    check "module not installed: the report names the module" stdout_has 'no file .*/nowhere/rdrand.so'
+    check "module not installed: unchanged" unchanged "$f" "$snap"
+    check "module not installed: no temporary file left" no_temp "$f"
+
+    # Files it cannot read or write.
+    run -- "$CHECK" --enable "$OUT/nonexistent.cnf"
+    check "nonexistent: exits 5" exited_with 5
+    check "nonexistent: says so" stderr_has "nonexistent.cnf: No such file or directory; nothing changed"
+    check "nonexistent: creates nothing" [ ! -e "$OUT/nonexistent.cnf" ]
+    if [ "$(id -u)" -eq 0 ]; then
+        # Root writes any file: run as nobody, where permissions bind.
+        local as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+        local d=$OUT/ro
+        mkdir -m 0755 "$d"
+        chmod 0711 "$OUT"
+        cp "$min" "$d/root.cnf"
+        refused "unwritable file (nobody, root's 0644)" "$d/root.cnf" 5 \
+            "cannot write $d/root.cnf: Permission denied" "${as[@]}" "$CHECK" --enable
+        cp "$min" "$d/mine.cnf"
+        chown 65534:65534 "$d/mine.cnf"
+        refused "unwritable directory (nobody's file, root's directory)" \
+            "$d/mine.cnf" 5 "cannot create a file in $d .*Permission denied" \
+            "${as[@]}" "$CHECK" --enable
+        cp "$min" "$d/secret.cnf"
+        chmod 0600 "$d/secret.cnf"
+        refused "unreadable file" "$d/secret.cnf" 5 \
+            "cannot read $d/secret.cnf: Permission denied" "${as[@]}" "$CHECK" --enable
+    else
+        cp "$min" "$f"
+        chmod 0444 "$f"
+        refused "unwritable file (0444)" "$f" 5 "cannot write $f: Permission denied"
+        chmod 0644 "$f"
+    fi
+
+    # Backups never overwrite one another, even within one second.
+    cp "$min" "$OUT/bk.cnf"
+    for _ in 1 2; do
+        run -- "$CHECK" --enable "$OUT/bk.cnf"
+        run -- "$CHECK" --disable "$OUT/bk.cnf"
+    done
+    check "four edits, four backups" [ "$(backups "$OUT/bk.cnf")" -eq 4 ]
+    check "four edits: the file is the original" same_as "$min" "$OUT/bk.cnf"
+
+    # Usage.
+    run -- "$CHECK" --enable "$f" --json
+    check "--enable --json: usage, exit 3" exited_with 3
+    run -- "$CHECK" --enable "$f" "$f"
+    check "--enable with two files: usage, exit 3" exited_with 3
+    run -- "$CHECK" --enable --disable "$f"
+    check "--enable --disable: usage, exit 3" exited_with 3
+}
+
+case ${1:-} in
+bookworm | trixie) release "$1" ;;
+cases) cases ;;
+*)
+    echo "usage: $0 bookworm|trixie|cases" >&2
+    exit 2
+    ;;
+esac
+finish
