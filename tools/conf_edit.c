@@ -195,15 +195,16 @@ static void parsed_free(struct parsed *p)
 
 static char *trimmed(const char *s, size_t len)
 {
+    size_t a = 0;
     char *d;
 
-    while (len > 0 && isspace((unsigned char)*s))
-        s++, len--;
-    while (len > 0 && isspace((unsigned char)s[len - 1]))
+    while (a < len && isspace((unsigned char)s[a]))
+        a++;
+    while (len > a && isspace((unsigned char)s[len - 1]))
         len--;
-    d = xrealloc(NULL, len + 1);
-    memcpy(d, s, len);
-    d[len] = '\0';
+    d = xrealloc(NULL, len - a + 1);
+    memcpy(d, s + a, len - a);
+    d[len - a] = '\0';
     return d;
 }
 
@@ -593,7 +594,6 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
 {
     const struct logical *oc, *prov, *rand, *def = NULL;
     size_t count;
-    int any_active = 0;
 
     memset(pl, 0, sizeof(*pl));
     /* The block goes at the end: a last line continued would swallow it. */
@@ -644,6 +644,7 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
         add_key(pl, insert_point(p, oc->value), "providers", S_PROVIDERS);
     } else {
         STACK_OF(CONF_VALUE) * list;
+        int any_active = 0;
 
         if (!plain_value(conf, prov, w))
             return 0;
@@ -771,8 +772,8 @@ static void apply(const struct text *in, const struct plan *pl,
  * The file without our lines (marked, and the block), as it was before
  * --enable.  0 if the markers are not ours as --enable writes them.
  */
-static int strip(const struct text *in, struct text *out, int *ours,
-                 struct why *w)
+static int strip_marked(const struct text *in, struct text *out, int *ours,
+                        struct why *w)
 {
     int inside = 0, begins = 0, ends = 0, end_unterminated = 0;
 
@@ -828,6 +829,16 @@ static int strip(const struct text *in, struct text *out, int *ours,
             out->v[out->n - 1].eol = "";
     }
     return 1;
+}
+
+/* strip_marked, and nothing kept when it refuses. */
+static int strip(const struct text *in, struct text *out, int *ours,
+                 struct why *w)
+{
+    if (strip_marked(in, out, ours, w))
+        return 1;
+    text_free(out);
+    return 0;
 }
 
 /* ---- files ---- */

@@ -1025,7 +1025,7 @@ int main(int argc, char **argv)
     const char *config = NULL, *output = NULL, *edit_file = NULL;
     char *default_conf = NULL, *real, *end, tmp[4096];
     long more = 0;
-    int opt, code, reported = 0, edit = 0;
+    int opt, code, reported = 0, edit = 0, provider_given = 0;
     FILE *out = stdout;
 
     if (strcmp(basename(argv[0]), "rdrand-stat") == 0)
@@ -1045,6 +1045,7 @@ int main(int argc, char **argv)
             break;
         case 'p':
             r.provider = optarg;
+            provider_given = 1;
             break;
         case 'j':
         case 'P':
@@ -1076,7 +1077,7 @@ int main(int argc, char **argv)
     if (optind != argc
         || (edit != 0
             && (format != TEXT || output != NULL || more != 0
-                || strcmp(r.provider, RDRAND_PROVIDER_NAME) != 0)))
+                || provider_given)))
         return usage(stderr, argv[0]);
     if (edit != 0 && edit_file != NULL)
         config = edit_file;
