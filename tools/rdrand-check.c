@@ -18,9 +18,15 @@
  * 3. reports health (the startup self-test ran when the provider loaded
  *    in this process), CoCo platform and signal, and every counter.
  *
+ *   rdrand-check --pid PID [--json|--prometheus] [-o FILE]
+ *
+ * reads instead the provider's state and counters in running process
+ * PID, from the status block the module exports (check_pid.c).
+ *
  * Exit status: 0 RDRAND is the live seed source and healthy, 1 RDRAND
  * failing or unhealthy, 2 seeds do not come from this provider
- * (misconfiguration), 3 usage error.  Invoked as rdrand-stat it is the
+ * (misconfiguration), 3 usage error, 4 (--pid) that process cannot be
+ * read.  Invoked as rdrand-stat it is the
  * old rdrand-stat (deprecated; rdrand-stat.c).
  */
 #include <ctype.h>
@@ -424,9 +430,15 @@ static void where(FILE *out, const struct check_report *r,
 static void put_text(FILE *out, const struct check_report *r,
                      const struct dynamic *d, int code)
 {
-    fprintf(out, "rdrand-check: provider %s, configuration %s, %s\n",
-            r->provider, r->config, OpenSSL_version(OPENSSL_VERSION));
-    if (r->nproblems == 0)
+    if (r->pid != 0)
+        fprintf(out, "rdrand-check: provider %s in process %ld (%s)\n",
+                r->provider, r->pid, r->config);
+    else
+        fprintf(out, "rdrand-check: provider %s, configuration %s, %s\n",
+                r->provider, r->config, OpenSSL_version(OPENSSL_VERSION));
+    if (r->nproblems == 0 && r->pid != 0)
+        fprintf(out, "process: no problem found\n");
+    else if (r->nproblems == 0)
         fprintf(out, "configuration: no problem found (provider section, "
                      "module, activate, [random] seed and seed_properties, "
                      "default)\n");
@@ -435,7 +447,14 @@ static void put_text(FILE *out, const struct check_report *r,
         where(out, r, &r->problems[i]);
         fprintf(out, "%s\n", r->problems[i].message);
     }
-    if (d->loaded)
+    if (d->loaded && r->pid != 0)
+        fprintf(out,
+                "seed source: %s: %" PRIu64 " seed requests served by "
+                "provider %s in process %ld since it started, %" PRIu64
+                " failed\n",
+                d->live ? "live" : "NOT live", d->seed_delta, r->provider,
+                r->pid, d->failed_delta);
+    else if (d->loaded)
         fprintf(out,
                 "seed source: %s: %" PRIu64 " seed requests reached "
                 "provider %s during RAND_bytes and %d prediction-resistant "
@@ -461,14 +480,22 @@ static void put_json(FILE *out, const struct check_report *r,
     json_str(out, r->config);
     fputs(", \"openssl_version\": ", out);
     json_str(out, OpenSSL_version(OPENSSL_VERSION));
-    fprintf(out,
-            ", \"provider_loaded\": %s, \"seed_source_live\": %s, "
-            "\"draw\": {\"ok\": %s, \"prediction_resistant_requests\": %d, "
-            "\"seed_requests\": %" PRIu64 ", \"seed_failures\": %" PRIu64
-            "}, \"problems\": [",
-            d->loaded ? "true" : "false", d->live ? "true" : "false",
-            d->drew ? "true" : "false", d->requests, d->seed_delta,
-            d->failed_delta);
+    if (r->pid != 0)
+        fprintf(out,
+                ", \"pid\": %ld, \"provider_loaded\": %s, "
+                "\"seed_source_live\": %s, \"draw\": null, "
+                "\"problems\": [",
+                r->pid, d->loaded ? "true" : "false",
+                d->live ? "true" : "false");
+    else
+        fprintf(out,
+                ", \"provider_loaded\": %s, \"seed_source_live\": %s, "
+                "\"draw\": {\"ok\": %s, \"prediction_resistant_requests\": %d, "
+                "\"seed_requests\": %" PRIu64 ", \"seed_failures\": %" PRIu64
+                "}, \"problems\": [",
+                d->loaded ? "true" : "false", d->live ? "true" : "false",
+                d->drew ? "true" : "false", d->requests, d->seed_delta,
+                d->failed_delta);
     for (size_t i = 0; i < r->nproblems; i++) {
         const struct check_problem *p = &r->problems[i];
 
@@ -511,12 +538,17 @@ static void prom_label(FILE *out, const char *name, const char *value)
     fputc('"', out);
 }
 
+/* --pid: every metric is labelled with the process read. */
+static long prom_pid;
+
 static void prom_metric(FILE *out, const char *name, const char *type,
                         const char *help, const char *provider)
 {
     fprintf(out, "# HELP %s %s\n# TYPE %s %s\n%s{", name, help, name, type,
             name);
     prom_label(out, "provider", provider); /* the caller closes the set */
+    if (prom_pid != 0)
+        fprintf(out, ",pid=\"%ld\"", prom_pid);
 }
 
 /* rdrand_info's labels: the provider's text parameters, by label name. */
@@ -539,6 +571,7 @@ static void put_prometheus(FILE *out, const struct check_report *r,
 {
     const struct check_value *v;
 
+    prom_pid = r->pid;
     prom_metric(out, "rdrand_seed_source_live", "gauge",
                 "1 if rdrand-check's seed requests reached this provider "
                 "and succeeded",
@@ -574,9 +607,14 @@ static void put_prometheus(FILE *out, const struct check_report *r,
         for (char *p = name; *p; p++)
             if (*p == '-')
                 *p = '_';
-        snprintf(help, sizeof(help),
-                 "provider parameter %s, in rdrand-check's own process",
-                 counters[c]);
+        if (r->pid != 0)
+            snprintf(help, sizeof(help),
+                     "provider parameter %s, in process %ld since it started",
+                     counters[c], r->pid);
+        else
+            snprintf(help, sizeof(help),
+                     "provider parameter %s, in rdrand-check's own process",
+                     counters[c]);
         prom_metric(out, name, "counter", help, r->provider);
         fprintf(out, "} %" PRIu64 "\n", v->u);
     }
@@ -729,11 +767,40 @@ static int sync_dir(const char *path)
     return ok;
 }
 
+/*
+ * --pid: the report from the process's status block.  -1 when it cannot
+ * be read (the reason is on stderr): there is no report to write.
+ */
+static int check_process(struct check_report *r, struct dynamic *d,
+                         struct check_pid *p)
+{
+    const struct check_value *v;
+    int code = check_pid_read((pid_t)r->pid, p);
+
+    if (code == CHECK_UNREADABLE) {
+        fprintf(stderr, "rdrand-check: %s\n", p->error);
+        return -1;
+    }
+    r->config = p->comm;
+    if (code == CHECK_MISCONFIGURED) {
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL, "%s", p->error);
+        return verdict(r);
+    }
+    d->loaded = 1;
+    d->nparams = check_pid_report(p, r, d->params, MAX_PARAMS, &d->live);
+    if ((v = param(d, RDRAND_PARAM_SEED_REQUESTS)) != NULL)
+        d->seed_delta = v->u;
+    if ((v = param(d, RDRAND_PARAM_SEED_FAILURES)) != NULL)
+        d->failed_delta = v->u;
+    return verdict(r);
+}
+
 static int usage(FILE *to, const char *argv0)
 {
     fprintf(to,
             "usage: %s [-c FILE] [-n N] [--provider NAME] "
             "[--json | --prometheus] [-o FILE]\n"
+            "       %s --pid PID [--json | --prometheus] [-o FILE]\n"
             "  -c FILE          the openssl.cnf to check (default: "
             "OPENSSL_CONF, else OpenSSL's default)\n"
             "  -n N             draw N more seeds before reporting (0-1000)\n"
@@ -742,9 +809,12 @@ static int usage(FILE *to, const char *argv0)
             "  --prometheus     node_exporter textfile-collector format\n"
             "  -o FILE          write FILE atomically (temporary file, "
             "then rename)\n"
+            "  --pid PID        report the provider in running process PID "
+            "(needs ptrace access to it: root, or its user)\n"
             "exit status: 0 live and healthy, 1 unhealthy, 2 "
-            "misconfigured, 3 usage\n",
-            argv0, RDRAND_PROVIDER_NAME);
+            "misconfigured, 3 usage, 4 (--pid) the process cannot be "
+            "read\n",
+            argv0, argv0, RDRAND_PROVIDER_NAME);
     return to == stdout ? 0 : CHECK_USAGE;
 }
 
@@ -757,9 +827,11 @@ int main(int argc, char **argv)
         {"prometheus", no_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
+        {"pid", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
+    static struct check_pid process;
     enum format format = TEXT;
     const char *config = NULL, *output = NULL;
     char *default_conf = NULL, *end, tmp[4096];
@@ -796,12 +868,27 @@ int main(int argc, char **argv)
             break;
         case 'h':
             return usage(stdout, argv[0]);
+        case 'I':
+            r.pid = strtol(optarg, &end, 10);
+            if (!isdigit((unsigned char)*optarg) || *end != '\0' || r.pid <= 0
+                || r.pid != (pid_t)r.pid)
+                return usage(stderr, argv[0]);
+            break;
         default:
             return usage(stderr, argv[0]);
         }
     }
     if (optind != argc)
         return usage(stderr, argv[0]);
+    /* A process is read as it runs: nothing of this one's to choose. */
+    if (r.pid != 0 && (config != NULL || more != 0))
+        return usage(stderr, argv[0]);
+    r.openssl_version = OpenSSL_version_num();
+    if (r.pid != 0) {
+        if ((code = check_process(&r, &d, &process)) < 0)
+            return CHECK_UNREADABLE;
+        goto report;
+    }
     if (config == NULL)
         config = getenv("OPENSSL_CONF");
     if (config == NULL)
@@ -811,7 +898,6 @@ int main(int argc, char **argv)
         return CHECK_USAGE;
     }
     r.config = config;
-    r.openssl_version = OpenSSL_version_num();
 
     /* A child that aborts (on_coco_failure = abort) still gets a report. */
     if ((code = run_in_child(&r, &reported)) < 0) {
@@ -822,6 +908,7 @@ int main(int argc, char **argv)
         return code; /* the child's report and status */
     }
 
+report:
     if (output != NULL && (out = open_output(output, tmp, sizeof(tmp))) == NULL)
         return CHECK_USAGE;
     if (format == JSON)
