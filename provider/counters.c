@@ -6,6 +6,8 @@
 
 #include <openssl/crypto.h>
 
+#include "status.h"
+
 /*
  * Each thread adds to a slot of its own: a relaxed load and store, no
  * locked instruction on the seed path (a locked add costs ~5 ns next to
@@ -27,18 +29,29 @@
  * of the parent's other threads stay taken in it (their counts remain
  * summed), the forking thread keeps its own.
  */
-#define RDRAND_CTR_SLOTS 64
+#define RDRAND_CTR_SLOTS RDRAND_STATUS_SLOTS
 
-struct rdrand_ctr_slot {
-    _Alignas(64) _Atomic uint64_t v[RDRAND_CTR_COUNT];
-    atomic_int taken;
-};
+/*
+ * The slots and the shared fallback are the status block's (status.c):
+ * readers outside the process sum them as rdrand_counter_get does.
+ */
+#define rdrand_ctr_slots (rdrand_status_block.slots)
+#define rdrand_ctr_shared (rdrand_status_block.counters_shared)
 
-static struct rdrand_ctr_slot rdrand_ctr_slots[RDRAND_CTR_SLOTS];
-static _Atomic uint64_t rdrand_ctr_shared[RDRAND_CTR_COUNT];
+#define RDRAND_CTR_SAME(c) ((int)RDRAND_CTR_##c == (int)RDRAND_STATUS_##c)
+_Static_assert(RDRAND_CTR_SAME(RDRAND_WORDS) && RDRAND_CTR_SAME(RDRAND_FAILURES)
+                   && RDRAND_CTR_SAME(SEED_REQUESTS)
+                   && RDRAND_CTR_SAME(SEED_FAILURES)
+                   && RDRAND_CTR_SAME(SEED_BYTES)
+                   && RDRAND_CTR_SAME(HEALTH_FAILURES)
+                   && RDRAND_CTR_SAME(GENERATE_REQUESTS)
+                   && RDRAND_CTR_SAME(GENERATE_FAILURES)
+                   && RDRAND_CTR_SAME(CONDITIONED_BLOCKS)
+                   && (int)RDRAND_CTR_COUNT == (int)RDRAND_STATUS_COUNTERS,
+               "counters.h and rdrand_status.h number the counters alike");
 
 /* The thread's slot; tried: a claim was attempted (it is not retried). */
-static _Thread_local struct rdrand_ctr_slot *rdrand_ctr_mine;
+static _Thread_local struct rdrand_status_slot *rdrand_ctr_mine;
 static _Thread_local int rdrand_ctr_tried;
 
 static CRYPTO_ONCE rdrand_ctr_once = CRYPTO_ONCE_STATIC_INIT;
@@ -47,7 +60,7 @@ static int rdrand_ctr_key_ok;
 
 static void rdrand_ctr_release(void *slot)
 {
-    struct rdrand_ctr_slot *s = slot;
+    struct rdrand_status_slot *s = slot;
 
     rdrand_ctr_mine = NULL;
     atomic_store_explicit(&s->taken, 0, memory_order_release);
@@ -60,14 +73,14 @@ static void rdrand_ctr_key_init(void)
 }
 
 /* Once per thread: a free slot, registered to be freed at thread exit. */
-static struct rdrand_ctr_slot *rdrand_ctr_claim(void)
+static struct rdrand_status_slot *rdrand_ctr_claim(void)
 {
     rdrand_ctr_tried = 1;
     if (!CRYPTO_THREAD_run_once(&rdrand_ctr_once, rdrand_ctr_key_init)
         || !rdrand_ctr_key_ok)
         return NULL;
     for (size_t i = 0; i < RDRAND_CTR_SLOTS; i++) {
-        struct rdrand_ctr_slot *s = &rdrand_ctr_slots[i];
+        struct rdrand_status_slot *s = &rdrand_ctr_slots[i];
         int free_slot = 0;
 
         if (atomic_load_explicit(&s->taken, memory_order_relaxed) == 0
@@ -86,7 +99,7 @@ static struct rdrand_ctr_slot *rdrand_ctr_claim(void)
 
 void rdrand_counter_add(enum rdrand_counter c, uint64_t n)
 {
-    struct rdrand_ctr_slot *s = rdrand_ctr_mine;
+    struct rdrand_status_slot *s = rdrand_ctr_mine;
 
     if (s == NULL && !rdrand_ctr_tried)
         s = rdrand_ctr_claim();

@@ -24,6 +24,7 @@
 #include "prov.h"
 #include "rand.h"
 #include "source.h"
+#include "status.h"
 #include "verdict.h"
 
 #ifndef RDRAND_PROVIDER_VERSION
@@ -40,6 +41,7 @@ static void rdrand_teardown(void *provctx)
 {
     struct rdrand_prov *prov = provctx;
 
+    rdrand_status_unloaded(prov);
     rdrand_cond_forget(&prov->cond_key); /* the expanded key, explicitly */
     OPENSSL_clear_free(prov, sizeof(*prov));
 }
@@ -291,6 +293,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
         rdrand_source_record(prov, reason, NULL);
     if (!rdrand_coco_init_check(prov)) {
+        rdrand_status_coco_refused(prov);
         OPENSSL_clear_free(prov, sizeof(*prov));
         return 0;
     }
@@ -309,6 +312,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
                     "openssl.cnf",
                     rdrand_reason_text(RDRAND_R_NO_RDRAND));
 
+    rdrand_status_loaded(prov);
     *out = rdrand_provider_functions;
     *provctx = prov;
     return 1;

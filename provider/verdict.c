@@ -38,10 +38,18 @@
 
 #include "counters.h"
 #include "errors.h"
+#include "status.h"
 
-static _Atomic uint64_t rdrand_verdict;
-/* Why it is permanent (the first reason is kept); set before the flag. */
-static _Atomic int rdrand_verdict_why;
+/*
+ * The verdict and why it is permanent (the first reason is kept; set
+ * before the flag) live in the status block, where readers outside the
+ * process find them (include/rdrand_status.h).
+ */
+#define rdrand_verdict (rdrand_status_block.verdict)
+#define rdrand_verdict_why (rdrand_status_block.verdict_reason)
+_Static_assert(RDRAND_VERDICT_PERMANENT == RDRAND_STATUS_VERDICT_PERMANENT
+                   && RDRAND_VERDICT_ENFORCED == RDRAND_STATUS_VERDICT_ENFORCED,
+               "verdict.h and rdrand_status.h give the flags alike");
 /* The last trip: its reason, and the words drawn in the process then. */
 static _Atomic int rdrand_verdict_last_reason;
 static _Atomic uint64_t rdrand_verdict_last_words;

@@ -78,6 +78,7 @@ runtime_files() {
 }
 dev_files() { # in the package, its docs directory is a link to $pkg's
     echo "$1/include/rdrand_provider.h"
+    echo "$1/include/rdrand_status.h"
     [ "${2-}" != deb ] || echo "$1/share/doc/$devpkg"
 }
 expected_files() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck disable=SC2317 # the helpers below are called through check
-# The shipped module: exports only OSSL_provider_init, carries no
+# The shipped module: exports only OSSL_provider_init and the status
+# block (include/rdrand_status.h), carries no
 # simulation and reads no environment variable.
 set -uo pipefail
 : "${RDRAND_BUILD_DIR:?}"
@@ -14,7 +15,18 @@ sim=$RDRAND_BUILD_DIR/tests/rdrand-sim.so
 has() { grep "$@" >/dev/null; }
 exports_only_init() {
     [ "$(nm -D --defined-only "$1" | awk '$2 ~ /[TDBRW]/ {print $3}' |
-        grep -v '^_' | sort | tr '\n' ' ')" = "OSSL_provider_init " ]
+        grep -v '^_' | sort | tr '\n' ' ')" = "OSSL_provider_init rdrand_status " ]
+}
+# The block is data, of the size the header gives (rdrand-check --pid
+# reads it by that symbol).
+exports_status_block() {
+    local size
+    size=$(awk '/define RDRAND_STATUS_SIZE/ {sub("u$", "", $3); print $3}' \
+        "$(dirname "$0")/../include/rdrand_status.h")
+    [ -n "$size" ] || return 1
+    read -r got type < <(nm -D -S --defined-only "$1" |
+        awk '$4 == "rdrand_status" {print $2, $3}')
+    [[ $type == [DdBb] ]] && ((16#${got:-x} == size))
 }
 no_simulation() { ! strings "$1" | has RDRAND_SIM; }
 # Test-only entry points of rdrand_core are garbage-collected at link.
@@ -81,7 +93,10 @@ cet() {
 }
 
 check "rdrand.so exists with no lib prefix" test -f "$so"
-check "rdrand.so exports exactly OSSL_provider_init" exports_only_init "$so"
+check "rdrand.so exports exactly OSSL_provider_init and rdrand_status" \
+    exports_only_init "$so"
+check "rdrand.so's rdrand_status is a data object of RDRAND_STATUS_SIZE bytes" \
+    exports_status_block "$so"
 check "rdrand.so carries no simulation (no RDRAND_SIM)" no_simulation "$so"
 check "rdrand.so carries no test-only function (rdrand_source_forget)" \
     no_test_hooks "$so"
@@ -118,6 +133,8 @@ fortify_needs_optimisation() {
 check "FORTIFY without optimisation fails the build (params.c #error)" \
     fortify_needs_optimisation
 check "rdrand.so is built with -fcf-protection (ENDBR64, CET note)" cet "$so"
-check "rdrand-sim.so exports exactly OSSL_provider_init" \
+check "rdrand-sim.so exports exactly OSSL_provider_init and rdrand_status" \
     exports_only_init "$sim"
+check "rdrand-sim.so's rdrand_status is a data object of RDRAND_STATUS_SIZE bytes" \
+    exports_status_block "$sim"
 finish

@@ -5,15 +5,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <openssl/provider.h>
+
+#include "rdrand_status.h"
 
 /* Exit statuses, documented in docs/operations.md. */
 enum check_exit {
     CHECK_LIVE = 0,          /* RDRAND is the live seed source, healthy */
     CHECK_UNHEALTHY = 1,     /* RDRAND failing or unhealthy */
     CHECK_MISCONFIGURED = 2, /* seeds do not come from this provider */
-    CHECK_USAGE = 3
+    CHECK_USAGE = 3,
+    CHECK_UNREADABLE = 4 /* --pid: that process's state cannot be read */
 };
 
 /* What a problem means for the verdict. */
@@ -31,6 +35,7 @@ struct check_problem {
 #define CHECK_MAX_PROBLEMS 64
 
 struct check_report {
+    long pid;             /* --pid: the process read; 0 for this one */
     const char *config;   /* the file OpenSSL loads, as it was named */
     const char *shown;    /* its real path, the file the operator edits */
     const char *provider; /* the provider checked */
@@ -71,6 +76,43 @@ struct check_value {
 /* Read one parameter described by known; 0 if get_params failed. */
 int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
                     struct check_value *v);
+
+/* ---- --pid (check_pid.c) ---- */
+
+struct check_pid {
+    pid_t pid;
+    char comm[64];    /* /proc/PID/comm, "" if unreadable */
+    char path[4096];  /* the module's file, as /proc/PID/maps names it */
+    int deleted;      /* that file was replaced or removed since */
+    uint64_t address; /* of the status block in the process */
+    struct rdrand_status block;
+    char error[1024]; /* why check_pid_read did not return CHECK_LIVE */
+    /* Texts the parameters point to, derived from the block. */
+    char conditioning[64];
+    char health_state[640];
+};
+
+/*
+ * Find the status block of process pid and take a consistent copy of it.
+ * CHECK_LIVE when p->block holds it; CHECK_MISCONFIGURED when the module
+ * is not loaded there; CHECK_UNREADABLE otherwise (no such process, not
+ * permitted, it exited, another version, two instances); p->error then
+ * says which.
+ */
+int check_pid_read(pid_t pid, struct check_pid *p);
+
+/* One counter of a block: the shared fallback and every slot summed. */
+uint64_t check_pid_counter(const struct rdrand_status *b,
+                           enum rdrand_status_counter c);
+
+/*
+ * The block as provider parameters (the provider's own names and types,
+ * up to max of them, pointing into p) and as problems in r.  Returns
+ * the number of parameters; *live is 1 when the process has been served
+ * seeds by the module, none failed, and its verdict is ok.
+ */
+size_t check_pid_report(struct check_pid *p, struct check_report *r,
+                        struct check_value *params, size_t max, int *live);
 
 /* The compatibility name: rdrand-stat's command line (deprecated). */
 int rdrand_stat_main(int argc, char **argv);

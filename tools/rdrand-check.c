@@ -18,9 +18,15 @@
  * 3. reports health (the startup self-test ran when the provider loaded
  *    in this process), CoCo platform and signal, and every counter.
  *
+ *   rdrand-check --pid PID [--json|--prometheus] [-o FILE]
+ *
+ * reads instead the provider's state and counters in running process
+ * PID, from the status block the module exports (check_pid.c).
+ *
  * Exit status: 0 RDRAND is the live seed source and healthy, 1 RDRAND
  * failing or unhealthy, 2 seeds do not come from this provider
- * (misconfiguration), 3 usage error.  Invoked as rdrand-stat it is the
+ * (misconfiguration), 3 usage error, 4 (--pid) that process cannot be
+ * read.  Invoked as rdrand-stat it is the
  * old rdrand-stat (deprecated; rdrand-stat.c).
  */
 #include <ctype.h>
@@ -612,10 +618,17 @@ static void put_text(FILE *out, const struct check_report *r,
 {
     int because;
 
-    fprintf(out, "rdrand-check: provider %s, configuration ", r->provider);
-    put_config(out, r);
-    fprintf(out, ", %s\n", OpenSSL_version(OPENSSL_VERSION));
-    if (r->nproblems == 0)
+    if (r->pid != 0)
+        fprintf(out, "rdrand-check: provider %s in process %ld (%s)\n",
+                r->provider, r->pid, r->config);
+    else {
+        fprintf(out, "rdrand-check: provider %s, configuration ", r->provider);
+        put_config(out, r);
+        fprintf(out, ", %s\n", OpenSSL_version(OPENSSL_VERSION));
+    }
+    if (r->nproblems == 0 && r->pid != 0)
+        fprintf(out, "process: no problem found\n");
+    else if (r->nproblems == 0)
         fprintf(out, "configuration: no problem found (provider section, "
                      "module, activate, [random] seed and seed_properties, "
                      "default, included files)\n");
@@ -624,7 +637,14 @@ static void put_text(FILE *out, const struct check_report *r,
         where(out, r, &r->problems[i]);
         fprintf(out, "%s\n", r->problems[i].message);
     }
-    if (d->loaded) {
+    if (d->loaded && r->pid != 0)
+        fprintf(out,
+                "seed source: %s: %" PRIu64 " seed request%s served by "
+                "provider %s in process %ld since it started, %" PRIu64
+                " failed\n",
+                d->live ? "live" : "NOT live", d->seed_delta,
+                plural(d->seed_delta), r->provider, r->pid, d->failed_delta);
+    else if (d->loaded) {
         put_draw(out, r, d);
         fprintf(out, "seed source: %s\n",
                 d->live ? "live: the draw's seeds came from this provider"
@@ -665,24 +685,33 @@ static void put_json(FILE *out, const struct check_report *r,
     json_str(out, r->shown);
     fputs(", \"openssl_version\": ", out);
     json_str(out, OpenSSL_version(OPENSSL_VERSION));
-    fprintf(out,
-            ", \"provider_loaded\": %s, \"seed_source_live\": %s, "
-            "\"draw\": {\"ok\": %s, \"prediction_resistant_requests\": %d, "
-            "\"seed_requests\": %" PRIu64 ", \"seed_failures\": %" PRIu64
-            ", \"rand_bytes_seed_requests\": ",
-            d->loaded ? "true" : "false", d->live ? "true" : "false",
-            d->drew ? "true" : "false", d->requests, d->seed_delta,
-            d->failed_delta);
-    if (d->parts)
-        fprintf(out, "%" PRIu64, d->rand.requests);
-    else
-        fputs("null", out);
-    fputs(", \"rand_bytes_to\": ", out);
-    if (d->bypassed)
-        json_str(out, d->rand_to);
-    else
-        fputs(d->parts ? "\"libcrypto\"" : "null", out);
-    fputs("}, \"problems\": [", out);
+    if (r->pid != 0) {
+        fprintf(out,
+                ", \"pid\": %ld, \"provider_loaded\": %s, "
+                "\"seed_source_live\": %s, \"draw\": null, "
+                "\"problems\": [",
+                r->pid, d->loaded ? "true" : "false",
+                d->live ? "true" : "false");
+    } else {
+        fprintf(out,
+                ", \"provider_loaded\": %s, \"seed_source_live\": %s, "
+                "\"draw\": {\"ok\": %s, \"prediction_resistant_requests\": %d, "
+                "\"seed_requests\": %" PRIu64 ", \"seed_failures\": %" PRIu64
+                ", \"rand_bytes_seed_requests\": ",
+                d->loaded ? "true" : "false", d->live ? "true" : "false",
+                d->drew ? "true" : "false", d->requests, d->seed_delta,
+                d->failed_delta);
+        if (d->parts)
+            fprintf(out, "%" PRIu64, d->rand.requests);
+        else
+            fputs("null", out);
+        fputs(", \"rand_bytes_to\": ", out);
+        if (d->bypassed)
+            json_str(out, d->rand_to);
+        else
+            fputs(d->parts ? "\"libcrypto\"" : "null", out);
+        fputs("}, \"problems\": [", out);
+    }
     for (size_t i = 0; i < r->nproblems; i++) {
         const struct check_problem *p = &r->problems[i];
 
@@ -727,12 +756,17 @@ static void prom_label(FILE *out, const char *name, const char *value)
     fputc('"', out);
 }
 
+/* --pid: every metric is labelled with the process read. */
+static long prom_pid;
+
 static void prom_metric(FILE *out, const char *name, const char *type,
                         const char *help, const char *provider)
 {
     fprintf(out, "# HELP %s %s\n# TYPE %s %s\n%s{", name, help, name, type,
             name);
     prom_label(out, "provider", provider); /* the caller closes the set */
+    if (prom_pid != 0)
+        fprintf(out, ",pid=\"%ld\"", prom_pid);
 }
 
 /* rdrand_info's labels: the provider's text parameters, by label name. */
@@ -755,6 +789,7 @@ static void put_prometheus(FILE *out, const struct check_report *r,
 {
     const struct check_value *v;
 
+    prom_pid = r->pid;
     prom_metric(out, "rdrand_seed_source_live", "gauge",
                 "1 if rdrand-check's seed requests reached this provider "
                 "and succeeded",
@@ -790,9 +825,14 @@ static void put_prometheus(FILE *out, const struct check_report *r,
         for (char *p = name; *p; p++)
             if (*p == '-')
                 *p = '_';
-        snprintf(help, sizeof(help),
-                 "provider parameter %s, in rdrand-check's own process",
-                 counters[c]);
+        if (r->pid != 0)
+            snprintf(help, sizeof(help),
+                     "provider parameter %s, in process %ld since it started",
+                     counters[c], r->pid);
+        else
+            snprintf(help, sizeof(help),
+                     "provider parameter %s, in rdrand-check's own process",
+                     counters[c]);
         prom_metric(out, name, "counter", help, r->provider);
         fprintf(out, "} %" PRIu64 "\n", v->u);
     }
@@ -967,11 +1007,40 @@ static int sync_dir(const char *path)
     return ok;
 }
 
+/*
+ * --pid: the report from the process's status block.  -1 when it cannot
+ * be read (the reason is on stderr): there is no report to write.
+ */
+static int check_process(struct check_report *r, struct dynamic *d,
+                         struct check_pid *p)
+{
+    const struct check_value *v;
+    int code = check_pid_read((pid_t)r->pid, p);
+
+    if (code == CHECK_UNREADABLE) {
+        fprintf(stderr, "rdrand-check: %s\n", p->error);
+        return -1;
+    }
+    r->config = r->shown = p->comm;
+    if (code == CHECK_MISCONFIGURED) {
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL, "%s", p->error);
+        return verdict(r);
+    }
+    d->loaded = 1;
+    d->nparams = check_pid_report(p, r, d->params, MAX_PARAMS, &d->live);
+    if ((v = param(d, RDRAND_PARAM_SEED_REQUESTS)) != NULL)
+        d->seed_delta = v->u;
+    if ((v = param(d, RDRAND_PARAM_SEED_FAILURES)) != NULL)
+        d->failed_delta = v->u;
+    return verdict(r);
+}
+
 static int usage(FILE *to, const char *argv0)
 {
     fprintf(to,
             "usage: %s [-c FILE] [-n N] [--provider NAME] "
             "[--json | --prometheus] [-o FILE]\n"
+            "       %s --pid PID [--json | --prometheus] [-o FILE]\n"
             "  -c FILE          the openssl.cnf to check (default: "
             "OPENSSL_CONF, else OpenSSL's default)\n"
             "  -n N             draw N more seeds before reporting (0-1000)\n"
@@ -986,13 +1055,15 @@ static int usage(FILE *to, const char *argv0)
             "to make rdrand\n"
             "                   the seed source, check it, keep a backup\n"
             "  --disable [FILE] revert --enable's edit\n"
+            "  --pid PID        report the provider in running process PID "
+            "(needs ptrace access to it: root, or its user)\n"
             "exit status: 0 live and healthy, 1 unhealthy, 2 "
-            "misconfigured, 3 usage;\n"
+            "misconfigured, 3 usage, 4 (--pid) the process cannot be read;\n"
             "  --enable, --disable: 0 done or nothing to do, 4 refused, 5 "
             "read/write error,\n"
             "  6 the new file fails the check (the file is unchanged "
             "unless 0)\n",
-            argv0, RDRAND_PROVIDER_NAME);
+            argv0, argv0, RDRAND_PROVIDER_NAME);
     return to == stdout ? 0 : CHECK_USAGE;
 }
 
@@ -1018,12 +1089,14 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {"enable", optional_argument, NULL, 'E'},
         {"disable", optional_argument, NULL, 'D'},
+        {"pid", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
+    static struct check_pid process;
     enum format format = TEXT;
     const char *config = NULL, *output = NULL, *edit_file = NULL;
-    char *default_conf = NULL, *real, *end, tmp[4096];
+    char *default_conf = NULL, *real = NULL, *end, tmp[4096];
     long more = 0;
     int opt, code, reported = 0, edit = 0, provider_given = 0;
     FILE *out = stdout;
@@ -1067,6 +1140,12 @@ int main(int argc, char **argv)
             edit = opt;
             edit_file = optarg;
             break;
+        case 'I':
+            r.pid = strtol(optarg, &end, 10);
+            if (!isdigit((unsigned char)*optarg) || *end != '\0' || r.pid <= 0
+                || r.pid != (pid_t)r.pid)
+                return usage(stderr, argv[0]);
+            break;
         default:
             return usage(stderr, argv[0]);
         }
@@ -1079,6 +1158,15 @@ int main(int argc, char **argv)
             && (format != TEXT || output != NULL || more != 0
                 || provider_given)))
         return usage(stderr, argv[0]);
+    /* A process is read as it runs: nothing of this one's to choose. */
+    if (r.pid != 0 && (config != NULL || more != 0 || edit != 0))
+        return usage(stderr, argv[0]);
+    r.openssl_version = OpenSSL_version_num();
+    if (r.pid != 0) {
+        if ((code = check_process(&r, &d, &process)) < 0)
+            return CHECK_UNREADABLE;
+        goto report;
+    }
     if (edit != 0 && edit_file != NULL)
         config = edit_file;
     if (config == NULL)
@@ -1092,7 +1180,6 @@ int main(int argc, char **argv)
     r.config = config;
     /* The file the operator edits: /etc/ssl/openssl.cnf, not the link. */
     r.shown = (real = realpath(config, NULL)) != NULL ? real : config;
-    r.openssl_version = OpenSSL_version_num();
     if (edit != 0) {
         code = conf_edit(edit == 'E', config);
         OPENSSL_free(default_conf);
@@ -1110,6 +1197,7 @@ int main(int argc, char **argv)
         return code; /* the child's report and status */
     }
 
+report:
     if (output != NULL && (out = open_output(output, tmp, sizeof(tmp))) == NULL)
         return CHECK_USAGE;
     if (format == JSON)

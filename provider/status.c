@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The status block: one exported object, for `rdrand-check --pid` and any
+ * reader that follows include/rdrand_status.h.  The counters and the
+ * verdict live in it (they are its storage, so the seed path writes the
+ * same words it always wrote); what is written here happens at a load or
+ * a teardown only.  Several instances may load at once, on several
+ * threads: writers counts the changes under way so that a reader can
+ * tell a quiet moment (two changes overlapping would fool a plain odd/
+ * even sequence count).
+ */
+#include "status.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "prov.h"
+
+#ifndef RDRAND_PROVIDER_VERSION
+#define RDRAND_PROVIDER_VERSION "0.0.0"
+#endif
+
+struct rdrand_status rdrand_status_block = {
+    .magic = RDRAND_STATUS_MAGIC,
+    .layout = RDRAND_STATUS_LAYOUT,
+    .size = sizeof(struct rdrand_status),
+    .version = RDRAND_PROVIDER_VERSION,
+    .rdrand_available = -1,
+};
+
+/*
+ * The exported name.  An alias, not the definition itself: a default-
+ * visibility object is reached through the GOT from inside a PIC module,
+ * which would add a load to every counter update; the hidden definition
+ * keeps the module's own accesses as they were.
+ */
+extern struct rdrand_status rdrand_status
+    __attribute__((alias("rdrand_status_block"), visibility("default")));
+
+_Static_assert(RDRAND_STATUS_HEADER_SIZE
+                   == offsetof(struct rdrand_status, generation),
+               "the header is magic, layout, size and version");
+
+void rdrand_status_begin(void)
+{
+    atomic_fetch_add_explicit(&rdrand_status_block.writers, 1,
+                              memory_order_relaxed);
+    /* The count is seen before what it guards (a compiler barrier on x86). */
+    atomic_thread_fence(memory_order_release);
+}
+
+void rdrand_status_end(void)
+{
+    atomic_thread_fence(memory_order_release);
+    atomic_fetch_add_explicit(&rdrand_status_block.generation, 1,
+                              memory_order_relaxed);
+    atomic_fetch_sub_explicit(&rdrand_status_block.writers, 1,
+                              memory_order_relaxed);
+}
+
+static void rdrand_status_text(char *to, size_t len, const char *s)
+{
+    snprintf(to, len, "%s", s != NULL ? s : "");
+}
+
+/* What every instance of the process sees alike: written by the first. */
+static void rdrand_status_identity(const struct rdrand_prov *prov)
+{
+    struct rdrand_status *b = &rdrand_status_block;
+    uint32_t none = 0;
+
+    if (!atomic_compare_exchange_strong(&b->identity_written, &none, 1))
+        return;
+    rdrand_status_text(b->module, sizeof(b->module), rdrand_module_description);
+    rdrand_status_text(b->coco_platform, sizeof(b->coco_platform),
+                       rdrand_coco_platform_name(prov->coco.platform));
+    rdrand_status_text(b->coco_signal, sizeof(b->coco_signal),
+                       prov->coco.signal);
+    rdrand_status_text(b->cpu_vendor, sizeof(b->cpu_vendor), prov->cpu_vendor);
+    rdrand_status_text(b->cpu_microcode, sizeof(b->cpu_microcode),
+                       prov->cpu.microcode_text);
+    rdrand_status_text(b->cpu_errata, sizeof(b->cpu_errata), prov->cpu_errata);
+    atomic_store_explicit(&b->cpu_family, prov->cpu.family,
+                          memory_order_relaxed);
+    atomic_store_explicit(&b->cpu_model, prov->cpu.model, memory_order_relaxed);
+    atomic_store_explicit(&b->cpu_stepping, prov->cpu.stepping,
+                          memory_order_relaxed);
+}
+
+static enum rdrand_status_conditioning
+rdrand_status_cond(const struct rdrand_prov *prov)
+{
+    if (prov->config.conditioning_refused)
+        return RDRAND_STATUS_COND_REFUSED;
+    return prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
+               ? RDRAND_STATUS_COND_REDUCE512
+               : RDRAND_STATUS_COND_NONE;
+}
+
+/* The CoCo check's outcome, for loaded and refused instances alike. */
+static void rdrand_status_coco(const struct rdrand_prov *prov)
+{
+    struct rdrand_status *b = &rdrand_status_block;
+
+    atomic_store_explicit(&b->rdrand_available, prov->rdrand_available,
+                          memory_order_relaxed);
+    if (prov->coco_cause != 0)
+        atomic_store_explicit(&b->coco_cause, prov->coco_cause,
+                              memory_order_relaxed);
+    if (prov->coco_enforced)
+        atomic_store_explicit(&b->coco_seed_bits, prov->coco_seed_bits,
+                              memory_order_relaxed);
+}
+
+static void rdrand_status_count(const struct rdrand_prov *prov, int delta)
+{
+    struct rdrand_status *b = &rdrand_status_block;
+
+    atomic_fetch_add_explicit(&b->live_instances, (uint32_t)delta,
+                              memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->live_conditioning[rdrand_status_cond(prov)],
+                              (uint32_t)delta, memory_order_relaxed);
+    if (prov->config.reason != 0)
+        atomic_fetch_add_explicit(&b->live_config_refused, (uint32_t)delta,
+                                  memory_order_relaxed);
+}
+
+void rdrand_status_loaded(const struct rdrand_prov *prov)
+{
+    rdrand_status_begin();
+    rdrand_status_identity(prov);
+    rdrand_status_coco(prov);
+    rdrand_status_count(prov, 1);
+    rdrand_status_end();
+}
+
+void rdrand_status_coco_refused(const struct rdrand_prov *prov)
+{
+    rdrand_status_begin();
+    rdrand_status_identity(prov);
+    rdrand_status_coco(prov);
+    atomic_fetch_add_explicit(&rdrand_status_block.coco_refusals, 1,
+                              memory_order_relaxed);
+    rdrand_status_end();
+}
+
+void rdrand_status_unloaded(const struct rdrand_prov *prov)
+{
+    rdrand_status_begin();
+    rdrand_status_count(prov, -1);
+    rdrand_status_end();
+}

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck disable=SC2317 # the helpers below are called through check
+# rdrand-check --pid against real long-running processes started here:
+# openssl s_server and a Python HTTPS server on 127.0.0.1 with
+# conf/rdrand.cnf, a failing simulated CPU, and the error cases (no such
+# process, no module, not permitted, two instances, another version, a
+# module removed on disk, processes that exit while read).
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+CHECK=$RDRAND_BUILD_DIR/rdrand-check
+# A Python whose ssl imports under this environment (ctest's
+# LD_LIBRARY_PATH can break a pyenv build): the system's first, the one
+# a Debian service runs.
+PY=
+for py in /usr/bin/python3 python3; do
+    if "$py" -c 'import ssl, ctypes, json' 2>/dev/null; then
+        PY=$py
+        break
+    fi
+done
+[ -n "$PY" ] || { echo "skip - no python3 whose ssl module imports"; exit 77; }
+children=()
+cleanup() {
+    local p
+    for p in "${children[@]}"; do kill "$p" 2>/dev/null; done
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+free_port() {
+    "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+wait_port() { # wait_port PORT: up to 10 s for a listener
+    local i
+    for ((i = 0; i < 100; i++)); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+wait_file() { # wait_file FILE: up to 10 s for the helper's "ready"
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [ -s "$1" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+pid_check() { run -- "$CHECK" --pid "$@"; }
+exited() { [ "$status" -eq "$1" ]; }
+param() { # param NAME: its value in the last text report
+    sed -n "s/^  $1 = //p" "$OUT/stdout"
+}
+at_least() { [ "$(param "$1")" -ge "$2" ] 2>/dev/null; }
+
+# A python3 process that loads FILES... with ctypes and waits.
+hold_python() {
+    local ready=$OUT/ready.$RANDOM
+    "$PY" -c 'import ctypes, sys, time
+for f in sys.argv[2:]: ctypes.CDLL(f)
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$ready" "$@" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout "$OUT/key.pem" -out "$OUT/cert.pem" -days 1 -subj /CN=localhost \
+    >/dev/null 2>&1 || { echo "cannot make a test certificate"; exit 1; }
+export OPENSSL_MODULES=$REAL_MODULES
+
+# ---- openssl s_server: seeded at startup, once ----
+port=$(free_port)
+OPENSSL_CONF=$CONF/rdrand.cnf "$OPENSSL_BIN" s_server -accept "127.0.0.1:$port" \
+    -cert "$OUT/cert.pem" -key "$OUT/key.pem" -www </dev/null \
+    >"$OUT/s_server.log" 2>&1 &
+server=$!
+children+=("$server")
+check "s_server listens" wait_port "$port"
+OPENSSL_CONF=/dev/null timeout 10 "$OPENSSL_BIN" s_client \
+    -connect "127.0.0.1:$port" </dev/null >/dev/null 2>&1
+pid_check "$server"
+check "s_server: exit 0, live" exited 0
+check "s_server: the module is rdrand.so" stdout_has "^  module-path = .*/rdrand\.so$"
+check "s_server: seed-requests >= 1 after a handshake" at_least seed-requests 1
+check "s_server: no seed failed" stdout_has "^  seed-failures = 0$"
+check "s_server: the seed source line names the process" \
+    stdout_has "^seed source: live: [0-9]+ seed requests? served .* in process $server "
+pid_check "$server" --json
+json_ok() {
+    "$PY" -m json.tool "$OUT/stdout" >/dev/null &&
+        "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["params"]
+assert d["pid"] == int(sys.argv[2]) and d["exit_code"] == 0, d
+assert d["provider_loaded"] and d["seed_source_live"], d
+assert p["seed-requests"] >= 1 and p["seed-failures"] == 0, p
+for k in ("rdrand-words", "rdrand-failures", "health-verdict",
+          "health-trips", "coco-platform", "coco-enforced", "conditioning",
+          "health-state", "version", "provider-instances"):
+    assert k in p, k' "$OUT/stdout" "$server"
+}
+check "s_server --json: valid, with the fields" json_ok
+pid_check "$server" --prometheus
+if command -v promtool >/dev/null; then
+    check "s_server --prometheus: promtool check metrics" \
+        promtool check metrics <"$OUT/stdout"
+else
+    echo "skip - promtool not installed"
+fi
+check "s_server --prometheus: labelled with the pid" \
+    stdout_has "^rdrand_seed_requests_total\{provider=\"rdrand\",pid=\"$server\"\} [1-9]"
+
+# ---- not permitted: nobody reading root's server ----
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+    echo "skip - not permitted: needs root (to run rdrand-check as nobody against a root-owned server)"
+elif ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CHECK"; then
+    echo "skip - not permitted: nobody cannot run $CHECK (build directory not accessible)"
+else
+    run -- setpriv --reuid=65534 --regid=65534 --clear-groups "$CHECK" --pid "$server"
+    check "as nobody: exit 4" exited 4
+    check "as nobody: says not permitted and what permits it" \
+        stderr_has "not permitted to read process $server .*run as root or as the process's user.*CAP_SYS_PTRACE"
+fi
+
+# ---- a Python HTTPS server: counters move as it reseeds ----
+ssl_crypto=$("$PY" -c 'import _ssl; print(_ssl.__file__)' 2>/dev/null |
+    xargs -r ldd 2>/dev/null | awk '$1 ~ /^libcrypto/ {print $3}')
+our_libdir=$(pkg-config --variable=libdir libcrypto)
+if [ -n "${PKG_CONFIG_PATH-}" ] || [ -z "$ssl_crypto" ] ||
+    [ "$(readlink -f "$(dirname "$ssl_crypto")")" != "$(readlink -f "$our_libdir")" ]; then
+    echo "skip - Python server: $PY's ssl uses ${ssl_crypto:-no libcrypto}, not the libcrypto in $our_libdir this module is built for (a private OpenSSL build)"
+else
+    port=$(free_port)
+    # The handshake in each connection's own thread: a new thread's DRBGs
+    # draw from the primary DRBG, which reseeds from the seed source every
+    # so many draws (measured: about one seed per 64-128 connections;
+    # s_server, one thread, seeds once at startup in 300 handshakes).
+    OPENSSL_CONF=$CONF/rdrand.cnf "$PY" -c 'import http.server, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[2], sys.argv[3])
+class Server(http.server.ThreadingHTTPServer):
+    def finish_request(self, request, address):
+        super().finish_request(ctx.wrap_socket(request, server_side=True), address)
+Server(("127.0.0.1", int(sys.argv[1])), http.server.BaseHTTPRequestHandler).serve_forever()' \
+        "$port" "$OUT/cert.pem" "$OUT/key.pem" >"$OUT/python.log" 2>&1 &
+    pyserver=$!
+    children+=("$pyserver")
+    check "Python server listens" wait_port "$port"
+    connect() { # connect N: N TLS connections, one request each
+        OPENSSL_CONF=/dev/null "$PY" -c 'import socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+for _ in range(int(sys.argv[2])):
+    with socket.create_connection(("127.0.0.1", int(sys.argv[1]))) as s:
+        with ctx.wrap_socket(s) as t:
+            t.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            t.recv(100)' "$port" "$1"
+    }
+    connect 1
+    pid_check "$pyserver"
+    check "Python server: exit 0, live" exited 0
+    check "Python server: seed-requests >= 1 after the first handshake" \
+        at_least seed-requests 1
+    words=$(param rdrand-words) seeds=$(param seed-requests)
+    connect 300
+    pid_check "$pyserver"
+    check "Python server: rdrand-words grew over 300 connections ($words -> $(param rdrand-words))" \
+        at_least rdrand-words $((words + 1))
+    check "Python server: seed-requests grew ($seeds -> $(param seed-requests))" \
+        at_least seed-requests $((seeds + 1))
+    check "Python server: still live" exited 0
+fi
+
+# ---- a failing CPU (the simulated one): exit 1 and the failures ----
+hold_failing() {
+    local ready=$OUT/ready.sim
+    OPENSSL_MODULES=$SIM_MODULES OPENSSL_CONF=$CONF/rdrand-sim.cnf \
+        RDRAND_SIM=fail-at=1 "$PY" -c 'import ssl, sys, time
+try:
+    ssl.RAND_bytes(16)
+except ssl.SSLError:
+    pass
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$ready" 2>"$OUT/sim.log" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+check "a process on a failing simulated CPU starts" hold_failing
+pid_check "$held"
+check "failing CPU: exit 1" exited 1
+check "failing CPU: the module is rdrand-sim.so" stdout_has "^  module-path = .*/rdrand-sim\.so$"
+check "failing CPU: rdrand-failures >= 1" at_least rdrand-failures 1
+check "failing CPU: the verdict is not ok" stdout_has "^  health-verdict = (intermittent|permanent)$"
+check "failing CPU: the report says RDRAND failed" stdout_has "^unhealthy: RDRAND reported failure"
+
+# ---- errors ----
+sleep 0 &
+dead=$!
+wait "$dead"
+pid_check "$dead"
+check "no such process: exit 4" exited 4
+check "no such process: says so" stderr_has "^rdrand-check: no process $dead "
+
+sleep 60 &
+plain=$!
+children+=("$plain")
+pid_check "$plain"
+check "a process without the module: exit 2" exited 2
+check "a process without the module: says it is not loaded" \
+    stdout_has "not loaded in process $plain .*seeds do not come from this provider"
+
+mkdir -p "$OUT/a" "$OUT/b" "$OUT/c"
+cp "$REAL_MODULES/rdrand.so" "$OUT/a/rdrand.so"
+cp "$REAL_MODULES/rdrand.so" "$OUT/b/rdrand.so"
+check "a process with two copies of the module starts" \
+    hold_python "$OUT/a/rdrand.so" "$OUT/b/rdrand.so"
+pid_check "$held"
+check "two instances: exit 4" exited 4
+check "two instances: names both paths" \
+    stderr_has "2 instances of the provider module .*($OUT/a/rdrand\.so and $OUT/b/rdrand\.so|$OUT/b/rdrand\.so and $OUT/a/rdrand\.so)"
+
+check "a process with another version's block starts" \
+    hold_python "$RDRAND_BUILD_DIR/tests/pid_other_layout.so"
+pid_check "$held"
+check "another version: exit 4" exited 4
+check "another version: names both versions and what to use" \
+    stderr_has "version 99\.0\.0 \(status layout 2.*this rdrand-check is version [0-9.]+ .*use the rdrand-check of version 99\.0\.0"
+
+# Loaded (dlopen) but no provider made of it, then removed on disk.
+cp "$REAL_MODULES/rdrand.so" "$OUT/c/rdrand.so"
+check "a process with the module loaded, not used, starts" \
+    hold_python "$OUT/c/rdrand.so"
+rm "$OUT/c/rdrand.so"
+pid_check "$held"
+check "never seeded: exit 2" exited 2
+check "never seeded: says both causes" \
+    stdout_has "has served no seed: the process has not seeded yet .*or its seeds come from elsewhere"
+check "removed on disk: still read, and said" \
+    stdout_has "$OUT/c/rdrand\.so was replaced or removed on disk"
+
+# Processes that exit while read (best effort: the race is rarely won,
+# but every outcome must be one of the clear ones).
+clean_outcomes() {
+    local i p
+    for ((i = 0; i < 30; i++)); do
+        sleep 0.0$((i % 10)) &
+        p=$!
+        "$CHECK" --pid "$p" >"$OUT/stdout" 2>"$OUT/stderr"
+        status=$?
+        wait "$p" 2>/dev/null
+        case $status in
+        2) stdout_has "not loaded in process $p " || return 1 ;;
+        4) stderr_has "^rdrand-check: (no process $p |process $p.* exited while it was being read)" || return 1 ;;
+        *) return 1 ;;
+        esac
+    done
+}
+check "processes exiting while read: only clear outcomes (exit 2 or 4)" clean_outcomes
+
+run -- "$CHECK" --pid 0
+check "--pid 0: usage (exit 3)" exited 3
+run -- "$CHECK" --pid "$server" -c "$CONF/rdrand.cnf"
+check "--pid with -c: usage (exit 3)" exited 3
+finish
