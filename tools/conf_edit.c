@@ -589,6 +589,24 @@ static void block(const struct plan *pl, struct text *t, const char *eol)
  * reads or edits, what plain_section and plain_value refuse.  A [random]
  * that already names a seed source is the operator's choice: refused.
  */
+/*
+ * "key = sect" in the init section: sect must be written plainly, exist,
+ * and be another section than init (this editor adds lines to both).
+ */
+static int names_section(const struct parsed *p, const CONF *conf,
+                         const struct logical *key, const char *init,
+                         struct why *w)
+{
+    if (!plain_value(conf, key, w))
+        return 0;
+    if (headers(p, key->value) == 0 || strcmp(key->value, init) == 0)
+        return refuse(w,
+                      "line %zu: %s = %s, and there is no other section "
+                      "[%s]: fix that by hand first",
+                      key->first + 1, key->key, key->value, key->value);
+    return plain_section(p, key->value, w);
+}
+
 static int plan_enable(const struct parsed *p, const CONF *conf,
                        struct plan *pl, struct why *w)
 {
@@ -646,14 +664,7 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
         STACK_OF(CONF_VALUE) * list;
         int any_active = 0;
 
-        if (!plain_value(conf, prov, w))
-            return 0;
-        if (headers(p, prov->value) == 0 || strcmp(prov->value, oc->value) == 0)
-            return refuse(w,
-                          "line %zu: providers = %s, and there is no other "
-                          "section [%s]: fix that by hand first",
-                          prov->first + 1, prov->value, prov->value);
-        if (!plain_section(p, prov->value, w))
+        if (!names_section(p, conf, prov, oc->value, w))
             return 0;
         list = NCONF_get_section(conf, prov->value);
         for (int i = 0; i < sk_CONF_VALUE_num(list); i++) {
@@ -707,14 +718,7 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
         add_key(pl, insert_point(p, oc->value), "random", S_RANDOM);
         return 1;
     }
-    if (!plain_value(conf, rand, w))
-        return 0;
-    if (headers(p, rand->value) == 0 || strcmp(rand->value, oc->value) == 0)
-        return refuse(w,
-                      "line %zu: random = %s, and there is no other section "
-                      "[%s]: fix that by hand first",
-                      rand->first + 1, rand->value, rand->value);
-    if (!plain_section(p, rand->value, w))
+    if (!names_section(p, conf, rand, oc->value, w))
         return 0;
     for (size_t i = 0; i < p->n; i++) {
         const struct logical *l = &p->v[i];
@@ -1117,6 +1121,14 @@ static int replace(const struct file *f, const char *buf, size_t size,
     return 0;
 }
 
+/* A refusal: the reason, and the file as it was. */
+static int refused(const struct file *f, const struct why *w)
+{
+    fprintf(stderr, "rdrand-check: %s: %s; nothing changed\n", f->path,
+            w->text);
+    return EDIT_REFUSED;
+}
+
 static int do_enable(const struct file *f, const struct text *t,
                      const struct parsed *p, const CONF *conf)
 {
@@ -1130,9 +1142,7 @@ static int do_enable(const struct file *f, const struct text *t,
     CONF *oconf = NULL;
 
     if (!strip(t, &orig, &ours, &w)) {
-        fprintf(stderr, "rdrand-check: %s: %s; nothing changed\n", f->path,
-                w.text);
-        return EDIT_REFUSED;
+        return refused(f, &w);
     }
     if (ours) {
         /* Ours and consistent: --enable on what --disable gives is this. */
@@ -1185,9 +1195,7 @@ static int do_enable(const struct file *f, const struct text *t,
         return EDIT_REFUSED;
     }
     if (!plan_enable(p, conf, &pl, &w)) {
-        fprintf(stderr, "rdrand-check: %s: %s; nothing changed\n", f->path,
-                w.text);
-        return EDIT_REFUSED;
+        return refused(f, &w);
     }
     apply(t, &pl, &out);
     printf("--enable's edit of %s:\n", f->path);
@@ -1211,9 +1219,7 @@ static int do_disable(const struct file *f, const struct text *t,
     CONF *oconf = NULL;
 
     if (!strip(t, &orig, &ours, &w)) {
-        fprintf(stderr, "rdrand-check: %s: %s; nothing changed\n", f->path,
-                w.text);
-        return EDIT_REFUSED;
+        return refused(f, &w);
     }
     if (!ours) {
         text_free(&orig);
