@@ -11,6 +11,13 @@
 #                                      (dpkg-shlibdeps ran), the installed
 #                                      rdrand-check on the example config,
 #                                      and lintian of that release.
+#   machine-wide, as an operator:      rdrand-check --enable on the stock
+#                                      /etc/ssl/openssl.cnf; openssl rand,
+#                                      rdrand-check and --pid of a running
+#                                      s_server with no environment; dpkg -r
+#                                      warns; reinstalled, --disable gives
+#                                      back the stock file byte for byte,
+#                                      and dpkg -r is then silent.
 #
 # Usage: tests/fresh/fresh-debian.sh RELEASE
 #   RDRAND_FRESH_CACHE     cache directory (default
@@ -335,6 +342,78 @@ depends() { # the package holding rdrand.so depends on libc6 and libssl3*
 }
 last_log=$work/logs/cpack.log # its CPackDeb lines say why, if not
 check "the package of rdrand.so depends on libc6 and libssl3 (dpkg-shlibdeps ran)" depends
+# --- Machine-wide, as an operator: enable, use, remove, revert ----------
+# No OPENSSL_CONF anywhere below: what services get is the stock file.
+check "machine-wide: rdrand-check --enable edits the stock /etc/ssl/openssl.cnf, with a backup" \
+    run_step enable 300 "${in_root[@]}" 'cp -p /etc/ssl/openssl.cnf /root/openssl.cnf.stock &&
+        rdrand-check --enable &&
+        ls /etc/ssl/openssl.cnf.rdrand-check-backup-* &&
+        cmp /root/openssl.cnf.stock /etc/ssl/openssl.cnf.rdrand-check-backup-* &&
+        ! cmp -s /root/openssl.cnf.stock /etc/ssl/openssl.cnf'
+[ "$failed" -gt 0 ] || show "$last_log"
+need
+# shellcheck disable=SC2016 # expanded by the chroot's bash
+check "machine-wide: openssl rand, openssl list and rdrand-check (no -c) with no environment" \
+    run_step enabled 120 "${in_root[@]}" 'openssl rand -hex 16 | grep -Eqx "[0-9a-f]{32}" &&
+        openssl list -providers | grep -qw rdrand &&
+        { rdrand-check >/root/check.txt; rc=$?; cat /root/check.txt; [ "$rc" -eq 0 ]; } &&
+        tail -n 1 /root/check.txt | grep -q "^verdict: 0 live"'
+need
+# A server started from the stock file, proved from outside while it runs.
+# A port in use makes s_server exit: the next one is tried.
+# shellcheck disable=SC2016 # expanded by the chroot's bash
+pid_script='cd /root &&
+        openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=localhost \
+            -keyout key.pem -out cert.pem -days 1 2>/dev/null || exit 1
+        srv=""
+        trap "[ -z \"\$srv\" ] || kill \$srv 2>/dev/null" EXIT
+        for port in 24433 24434 24435 24436 24437; do
+            openssl s_server -accept 127.0.0.1:$port -cert cert.pem \
+                -key key.pem -www -quiet </dev/null >/dev/null 2>&1 &
+            srv=$!
+            for _ in $(seq 50); do
+                kill -0 "$srv" 2>/dev/null || break
+                if openssl s_client -connect 127.0.0.1:$port </dev/null \
+                    >/dev/null 2>&1; then
+                    echo "# s_server pid $srv on port $port answered"
+                    rdrand-check --pid "$srv" >pid.txt
+                    rc=$?
+                    cat pid.txt
+                    [ "$rc" -eq 0 ] || exit 1
+                    n=$(sed -n "s/^  seed-requests = //p" pid.txt)
+                    [ "${n:-0}" -ge 1 ]
+                    exit
+                fi
+                sleep 0.2
+            done
+            kill "$srv" 2>/dev/null
+            srv=""
+        done
+        echo "no s_server answered on ports 24433-24437"
+        exit 1'
+check "machine-wide: rdrand-check --pid of a running openssl s_server: exit 0, seed-requests >= 1" \
+    run_step pid 180 "${in_root[@]}" "$pid_script"
+[ "$failed" -gt 0 ] || show "$last_log"
+need
+check "machine-wide: dpkg -r warns that /etc/ssl/openssl.cnf still loads rdrand.so, naming --disable" \
+    run_step remove 300 "${in_root[@]}" 'dpkg -r rdrand-provider-dev &&
+        dpkg -r rdrand-provider 2>&1 | tee /root/remove.txt &&
+        grep -q "^WARNING: rdrand-provider is being removed" /root/remove.txt &&
+        grep -q "^    /etc/ssl/openssl.cnf:[0-9]*:" /root/remove.txt &&
+        grep -q "rdrand-check --disable /etc/ssl/openssl.cnf" /root/remove.txt &&
+        ! dpkg -s rdrand-provider >/dev/null 2>&1'
+need
+check "machine-wide: reinstalled, rdrand-check --disable gives back the stock file byte for byte" \
+    run_step disable 600 "${in_root[@]}" 'cd /src/build &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends ./rdrand-provider*_*.deb >/dev/null &&
+        rdrand-check --disable &&
+        cmp /root/openssl.cnf.stock /etc/ssl/openssl.cnf'
+need
+check "machine-wide: dpkg -r after --disable: no warning" \
+    run_step remove-clean 300 "${in_root[@]}" 'dpkg -r rdrand-provider-dev &&
+        dpkg -r rdrand-provider 2>&1 | tee /root/remove.txt &&
+        ! grep -q WARNING /root/remove.txt'
 # lintian of the release the packages are built for: the host's own
 # (tests/check_install.sh) judges only packages built on the host.
 check "lintian $release: no error, no warning" \
