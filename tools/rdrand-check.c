@@ -1163,8 +1163,19 @@ int main(int argc, char **argv)
         return usage(stderr, argv[0]);
     r.openssl_version = OpenSSL_version_num();
     if (r.pid != 0) {
-        if ((code = check_process(&r, &d, &process)) < 0)
+        if ((code = check_process(&r, &d, &process)) < 0) {
+            /*
+             * An earlier run's metrics would go on saying "live" for a
+             * process that is gone: remove them, so that their absence
+             * is what the collector sees.
+             */
+            if (output != NULL && unlink(output) == 0)
+                fprintf(stderr,
+                        "rdrand-check: removed %s: it described process "
+                        "%ld, which cannot be read now\n",
+                        output, r.pid);
             return CHECK_UNREADABLE;
+        }
         goto report;
     }
     if (edit != 0 && edit_file != NULL)

@@ -205,6 +205,17 @@ wait "$dead"
 pid_check "$dead"
 check "no such process: exit 4" exited 4
 check "no such process: says so" stderr_has "^rdrand-check: no process $dead "
+# Metrics written for a live process are removed, not left saying "live",
+# when the process can no longer be read.
+prom=$OUT/pid.prom
+pid_check "$server" --prometheus -o "$prom"
+check "--prometheus -o for a live process: written, live 1" \
+    grep -q '^rdrand_seed_source_live{.*} 1$' "$prom"
+pid_check "$dead" --prometheus -o "$prom"
+gone_removed() { [ "$status" -eq 4 ] && [ ! -e "$prom" ]; }
+check "--prometheus -o for a gone process: exit 4, the old file removed" \
+    gone_removed
+check "  ... and said so" stderr_has "^rdrand-check: removed $prom: it described process $dead"
 
 sleep 60 &
 plain=$!
