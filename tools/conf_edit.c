@@ -1296,7 +1296,16 @@ int conf_edit(int enable, const char *asked)
     if (lstat(asked, &st) == 0 && S_ISLNK(st.st_mode))
         printf("%s is a symbolic link to %s: editing that file\n", asked,
                f.path);
-    if (memchr(f.buf, '\0', f.size) != NULL) {
+    if (f.st.st_nlink > 1) {
+        /* The rename would give this name a new inode: the other names
+         * would keep the old text, and nothing would say so. */
+        fprintf(stderr,
+                "rdrand-check: %s has %ju hard links: the edit would reach "
+                "only this one; nothing changed: edit by hand, or make it a "
+                "single file first\n",
+                f.path, (uintmax_t)f.st.st_nlink);
+        code = EDIT_REFUSED;
+    } else if (memchr(f.buf, '\0', f.size) != NULL) {
         fprintf(stderr,
                 "rdrand-check: %s holds NUL bytes: not an openssl.cnf; "
                 "nothing changed\n",

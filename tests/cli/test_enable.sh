@@ -286,6 +286,11 @@ cases() {
     refused "garbage" "$f" 4 'line 1: OpenSSL cannot parse this file'
     head -c 2048 "$OPENSSL_BIN" >"$f"
     refused "binary" "$f" 4 'holds NUL bytes'
+    # A second name would keep the old text after the rename.
+    cp "$min" "$f"
+    ln "$f" "$f.link"
+    refused "hard link" "$f" 4 'has 2 hard links: the edit would reach only this one'
+    rm -f "$f.link"
     printf 'openssl_conf = init\n.include /nonexistent.cnf\n[init]\n' >"$f"
     refused ".include" "$f" 4 'line 2: \.include'
     printf 'openssl_conf = init\n[init]\nrandom = r\n[r]\nseed = JITTER\n' >"$f"
