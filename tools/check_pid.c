@@ -679,10 +679,12 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
                       "%s was replaced or removed on disk since process %ld "
                       "loaded it: it runs the old module until it restarts",
                       p->path, r->pid);
+    /* Seeds served once prove nothing about where the next come from. */
     if (b->live_instances == 0 && seeds > 0)
-        check_problem(r, SEV_WARNING, 0, NULL, NULL,
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                       "no provider instance is loaded in process %ld now: "
-                      "the counters are those of instances since unloaded",
+                      "the counters are those of instances since unloaded, "
+                      "and its seeds come from elsewhere from now on",
                       r->pid);
     if (seed_failures > 0)
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
@@ -730,7 +732,7 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
                       "reseeds), or its seeds come from elsewhere ([random] "
                       "seed does not name this provider)",
                       r->pid);
-    *live = seeds > 0 && seed_failures == 0 && usable
+    *live = seeds > 0 && b->live_instances > 0 && seed_failures == 0 && usable
             && !(v & RDRAND_STATUS_VERDICT_PERMANENT) && trips == 0;
     return n;
 }

@@ -43,8 +43,6 @@
 /* An openssl.cnf is a few kB; anything this large is not one. */
 #define MAX_SIZE (4 << 20)
 
-#define V3_3 0x30300000UL /* activate is a boolean from here on */
-
 /* Our section names; any of them in the file means it names rdrand. */
 #define S_INIT "rdrand_openssl_init"
 #define S_PROVIDERS "rdrand_provider_sect"
@@ -453,7 +451,19 @@ static int plain_value(const CONF *conf, const struct logical *l, struct why *w)
                   l->first + 1, l->section, l->key, l->value);
 }
 
-/* Does the section activate its provider, as this OpenSSL reads it? */
+/* OpenSSL 3.3+ reads activate as a boolean (provider_conf.c). */
+static int true_boolean(const char *v)
+{
+    return strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "YES") == 0
+           || strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0
+           || strcmp(v, "on") == 0 || strcmp(v, "ON") == 0;
+}
+
+/*
+ * Whether section activates its provider: 1 or 0, and -1 for a value
+ * 3.0-3.2 read as on (present is on) and 3.3+ as off ("activate = 0"): a
+ * file that outlives a dist-upgrade must mean the same on both.
+ */
 static int activates(const CONF *conf, const char *section)
 {
     STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, section);
@@ -461,15 +471,12 @@ static int activates(const CONF *conf, const char *section)
 
     for (int i = 0; sect != NULL && i < sk_CONF_VALUE_num(sect); i++) {
         const CONF_VALUE *kv = sk_CONF_VALUE_value(sect, i);
-        const char *v = kv->value;
 
         if (strcmp(skip_dot(kv->name), "activate") != 0)
             continue;
-        /* 3.0-3.2: present is on; 3.3+: a boolean (provider_conf.c). */
-        on = OpenSSL_version_num() < V3_3 || strcmp(v, "1") == 0
-             || strcmp(v, "yes") == 0 || strcmp(v, "YES") == 0
-             || strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0
-             || strcmp(v, "on") == 0 || strcmp(v, "ON") == 0;
+        if (!true_boolean(kv->value))
+            return -1;
+        on = 1;
     }
     return on;
 }
@@ -670,6 +677,7 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
         for (int i = 0; i < sk_CONF_VALUE_num(list); i++) {
             const CONF_VALUE *kv = sk_CONF_VALUE_value(list, i);
             const struct logical *l;
+            int on;
 
             if (!read_key(p, prov->value, kv->name, 0, &l, w))
                 return 0;
@@ -684,7 +692,14 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
                               "[%s] (OpenSSL fails to apply this file): fix "
                               "that by hand first",
                               l->first + 1, kv->name, kv->value, kv->value);
-            any_active |= activates(conf, kv->value);
+            if ((on = activates(conf, kv->value)) < 0)
+                return refuse(w,
+                              "[%s] activate: a value OpenSSL 3.0-3.2 read "
+                              "as on and 3.3 and later as off (a dist-upgrade "
+                              "would change which providers load); write "
+                              "activate = 1, or remove the line, by hand",
+                              kv->value);
+            any_active |= on;
             if (strcmp(skip_dot(kv->name), "default") == 0)
                 def = l;
         }

@@ -286,6 +286,10 @@ cases() {
     refused "garbage" "$f" 4 'line 1: OpenSSL cannot parse this file'
     head -c 2048 "$OPENSSL_BIN" >"$f"
     refused "binary" "$f" 4 'holds NUL bytes'
+    # activate = 0: on under 3.0-3.2, off under 3.3+: refused on every
+    # release, so that the edit means the same after a dist-upgrade.
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nactivate = 0\n' >"$f"
+    refused "activate = 0 (read differently by 3.0 and 3.3+)" "$f" 4 '\[d\] activate: a value OpenSSL 3.0-3.2 read as on and 3.3 and later as off'
     # A second name would keep the old text after the rename.
     cp "$min" "$f"
     ln "$f" "$f.link"

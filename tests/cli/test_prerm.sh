@@ -35,6 +35,8 @@ check "a provider entry named rdrand without module (a path with a blank): warne
 printf '[s]\nmodule=/usr/lib/x86_64-linux-gnu/ossl-modules/rdrand.so\r\n' >"$work/crlf.cnf"
 check "module=/abs/rdrand.so with CRLF: warned, the line without its CR" \
     warns_for "$work/crlf.cnf" "2:module=/usr/lib/x86_64-linux-gnu/ossl-modules/rdrand.so"
+printf '[s]\nrdrand_sect::module = rdrand.so\n' >"$work/colons.cnf"
+check "section::module = rdrand.so: warned" warns_for "$work/colons.cnf" "2:rdrand_sect::module = rdrand.so"
 printf '[s]\n# module = rdrand.so\n#rdrand = rdrand_sect\nother = 1\n' >"$work/commented.cnf"
 check "only commented lines: quiet" quiet_for "$work/commented.cnf"
 upgrade_quiet() { prerm "$work/enabled.cnf" upgrade && ! grep -q WARNING "$work/out"; }
