@@ -20,7 +20,7 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
     size_t len = prov->config.coco_seed_bits / 8;
     /*
      * The process's verdict, whichever instance met it, at load or after:
-     * no draw again (the kernel does not retry either).
+     * no draw again: a fault is a fact about the CPU, not a moment.
      */
     int reason = rdrand_verdict_reason();
 

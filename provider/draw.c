@@ -193,12 +193,14 @@ __attribute__((noinline)) void rdrand_wipe_draw_frame(void)
 /*
  * One RDRAND per word and no retry.  Intel and AMD state that RDRAND on
  * working hardware does not fail; a word that comes back with CF=0 means
- * the CPU's RNG is defective, and retrying would only hide that (Linux
- * reached the same conclusion in 2024).  So the first bad word, by carry
- * flag or by health test, ends the request: it is judged before anything
- * is copied out, at most the one word already requested after it is
- * drawn (never delivered), everything already written is wiped, and the
- * caller delivers nothing.  A partial seed is never handed out.
+ * the CPU's RNG is defective, and retrying would only hide that.  (Linux
+ * does not go this far: its no-retry patch was not merged, and mainline
+ * still tries each word 10 times; docs/operations.md.)  So the first bad
+ * word, by carry flag or by health test, ends the request: it is judged
+ * before anything is copied out, at most the one word already requested
+ * after it is drawn (never delivered), everything already written is
+ * wiped, and the caller delivers nothing.  A partial seed is never handed
+ * out.
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len)
 {

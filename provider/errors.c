@@ -134,9 +134,9 @@ void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
 }
 
 /*
- * The kernel WARNs once when RDRAND fails; so do we, once per process,
- * outside the error queue, because an error queue nobody prints is easy
- * to miss and a broken CPU RNG is worth a line in the system log.
+ * One warning per process, outside the error queue, because an error
+ * queue nobody prints is easy to miss and a broken CPU RNG is worth a
+ * line in the system log.
  *
  * A fork()ed child is a process of its own: a pre-fork server's worker
  * meeting its first fault must say so even if its parent already did.
