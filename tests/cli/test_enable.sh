@@ -307,10 +307,6 @@ cases() {
     refused "quoted value" "$f" 4 'line 3: \[init\] providers = "p": OpenSSL reads a different value'
     printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\nrdrand = mine\n[mine]\nactivate = 1\n' >"$f"
     refused "provider rdrand named by hand" "$f" 4 'names rdrand but the check gives verdict'
-    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nactivate = 0\n' >"$f"
-    if openssl_at_least 3 3; then
-        refused "default with activate = 0" "$f" 4 'line 7: \[d\] activate = 0 does not activate'
-    fi
     printf 'openssl_conf = init\n[init]\n' >"$f"
     printf '# %s' "\\" >>"$f" # a last line ending in a backslash
     refused "last line continued" "$f" 4 'the last line ends in a backslash'
