@@ -40,7 +40,7 @@ build=$RDRAND_BUILD_DIR
 pkg=rdrand-provider # the runtime package, and the docs directory's name
 devpkg=$pkg-dev
 read -ra tools <<<"$RDRAND_TOOLS"
-tool=${tools[0]} # the operator's tool (rdrand-stat until rdrand-check)
+tool=${tools[0]} # the operator's tool, rdrand-check
 work=$(mktemp -d)
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
@@ -141,6 +141,8 @@ if [ "$mode" = destdir ]; then
     for t in "${tools[@]}"; do
         check "$t installed executable" test -x "$root/usr/bin/$t"
     done
+    check "rdrand-stat, removed (README), is not installed" \
+        test ! -e "$root/usr/bin/rdrand-stat" -a ! -L "$root/usr/bin/rdrand-stat"
     check "the systemd example runs the installed rdrand-check" \
         runs_installed_tool "$root" /usr
     check "the uninstall list names every installed file, DESTDIR left out" \
@@ -447,7 +449,7 @@ case $mode in
 *-rdrand)
     # The build's own module says whether CPUID has RDRAND.
     if [ "$(OPENSSL_MODULES=$build OPENSSL_CONF=/dev/null \
-        "$build/rdrand-stat" -l rdrand-available)" != 1 ]; then
+        "$build/rdrand-params" -l rdrand-available)" != 1 ]; then
         echo "SKIP: CPUID reports no RDRAND on this machine"
         exit 77
     fi
@@ -511,31 +513,14 @@ not_installed() { # not_installed PACKAGE...: each unknown to dpkg, or
 # The installed operator's tool (in $bin), run as an operator would.
 # tool_version CONF: the module's version, read with CONF loaded.
 # tool_proves_seeding CONF: in the tool's own process, with CONF, the
-# seeds came from rdrand.so and RDRAND never failed.  rdrand-check
-# (issue 8) judges that itself; rdrand-stat prints counters to judge.
+# seeds came from rdrand.so and RDRAND never failed.
 tool_version() {
-    case $tool in
-    rdrand-check)
-        "$bin/$tool" -c "$1" --json | grep -o '"version": "[^"]*"' |
-            cut -d'"' -f4
-        ;;
-    *) OPENSSL_CONF=$1 "$bin/$tool" version ;;
-    esac
+    "$bin/$tool" -c "$1" --json | grep -o '"version": "[^"]*"' | cut -d'"' -f4
 }
 tool_proves_seeding() {
-    case $tool in
-    rdrand-check)
-        "$bin/$tool" -c "$1" --json >"$work/out" 2>&1 &&
-            grep -q '"seed_source_live": true' "$work/out" &&
-            grep -qE '"rdrand-failures": 0[,}]' "$work/out"
-        ;;
-    *)
-        OPENSSL_CONF=$1 "$bin/$tool" -n 32 -r seed-requests \
-            rdrand-failures >"$work/out" 2>&1 &&
-            [ "$(sed -n 1p "$work/out")" -ge 2 ] &&
-            [ "$(sed -n 2p "$work/out")" = 0 ]
-        ;;
-    esac
+    "$bin/$tool" -c "$1" --json >"$work/out" 2>&1 &&
+        grep -q '"seed_source_live": true' "$work/out" &&
+        grep -qE '"rdrand-failures": 0[,}]' "$work/out"
 }
 lists_rdrand_active() {
     OPENSSL_CONF=/dev/null "$OPENSSL_BIN" list -providers -provider rdrand \

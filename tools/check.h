@@ -114,9 +114,6 @@ uint64_t check_pid_counter(const struct rdrand_status *b,
 size_t check_pid_report(struct check_pid *p, struct check_report *r,
                         struct check_value *params, size_t max, int *live);
 
-/* The compatibility name: rdrand-stat's command line (deprecated). */
-int rdrand_stat_main(int argc, char **argv);
-
 /*
  * --enable and --disable (conf_edit.c): edit file in place, or explain
  * why not.  Exit 0: done, or nothing to do; otherwise the file is

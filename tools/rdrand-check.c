@@ -26,8 +26,7 @@
  * Exit status: 0 RDRAND is the live seed source and healthy, 1 RDRAND
  * failing or unhealthy, 2 seeds do not come from this provider
  * (misconfiguration), 3 usage error, 4 (--pid) that process cannot be
- * read.  Invoked as rdrand-stat it is the
- * old rdrand-stat (deprecated; rdrand-stat.c).
+ * read.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -1101,8 +1100,6 @@ int main(int argc, char **argv)
     int opt, code, reported = 0, edit = 0, provider_given = 0;
     FILE *out = stdout;
 
-    if (strcmp(basename(argv[0]), "rdrand-stat") == 0)
-        return rdrand_stat_main(argc, argv);
     r.provider = RDRAND_PROVIDER_NAME;
     while ((opt = getopt_long(argc, argv, "c:n:p:o:h", options, NULL)) != -1) {
         switch (opt) {

@@ -17,7 +17,7 @@ fenv() {
 }
 seeds() { # seeds CONF SIM: rdrand-sim's seed requests after RAND_bytes
     # shellcheck disable=SC2046
-    run $(fenv "$1" "$2") -- "$STAT" -p rdrand-sim -n 16 seed-requests
+    run $(fenv "$1" "$2") -- "$PROBE" -p rdrand-sim -n 16 seed-requests
 }
 
 # fips_setup at-load|deferred: all of the above, the module's self-tests

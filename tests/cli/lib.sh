@@ -11,7 +11,7 @@ CONF=$RDRAND_SOURCE_DIR/conf
 REAL_MODULES=$RDRAND_BUILD_DIR
 SIM_MODULES=$RDRAND_BUILD_DIR/tests
 # shellcheck disable=SC2034
-STAT=$RDRAND_BUILD_DIR/rdrand-stat
+PROBE=$RDRAND_BUILD_DIR/rdrand-params
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 # shellcheck source=tests/checks.sh
@@ -53,7 +53,7 @@ sim_env() { # sim_env SPEC: environment for the simulated-CPU module
 # Exit 77 (ctest: skipped) unless the real module sees RDRAND in CPUID.
 require_real_rdrand() {
     run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
-        "$STAT" -l rdrand-available
+        "$PROBE" -l rdrand-available
     if [ "$(cat "$OUT/stdout")" != 1 ]; then
         echo "SKIP: CPUID reports no RDRAND on this machine"
         exit 77

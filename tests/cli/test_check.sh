@@ -7,7 +7,7 @@
 # really does what was meant) naming the line; the correct file passes.
 # Then a failing and an absent simulated RDRAND (exit 1), a refused load,
 # the JSON (python3's json parser) and Prometheus (promtool) outputs, -o,
-# -n, usage errors, and rdrand-stat as the same program's old name.
+# -n, usage errors, and no program answering to the removed rdrand-stat.
 # shellcheck disable=SC2317 # the helpers below are called through check
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -248,12 +248,12 @@ check "Zen 2 17h/71h: --prometheus labels" \
 load=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco-load.cnf"
     "RDRAND_TEST_ON_COCO_FAILURE=fail-closed" "RDRAND_TEST_COCO=auto"
     "RDRAND_TEST_COCO_SEED_BITS=0256" "RDRAND_SIM=")
-run "${load[@]}" -- "$STAT" -l -p $SIM status health-state
+run "${load[@]}" -- "$PROBE" -l -p $SIM status health-state
 check "OSSL_PROVIDER_load, coco_seed_bits = 0256: succeeds" exited_ok
 check "OSSL_PROVIDER_load: loaded with status 0" line_is 1 0
 check "OSSL_PROVIDER_load: health-state names key and value" \
     stdout_has '^invalid value .*: coco_seed_bits = "0256" is not accepted'
-run "${load[@]}" -- "$STAT" -l -p $SIM -n 16
+run "${load[@]}" -- "$PROBE" -l -p $SIM -n 16
 check "OSSL_PROVIDER_load: RAND_bytes then fails" exited_with 1
 check "OSSL_PROVIDER_load: naming it" stderr_has 'seed request of .* refused: coco_seed_bits = "0256"'
 
@@ -563,7 +563,7 @@ inc_case() { # inc_case NAME: openssl rand and rdrand-check on $VARIANT
     sim -- "$CHECK" -c "$VARIANT" --provider $SIM
 }
 provider_runs() { # provider_runs VALUE: conditioning as the provider got it
-    sim "OPENSSL_CONF=$VARIANT" -- "$STAT" -p "$SIM" conditioning
+    sim "OPENSSL_CONF=$VARIANT" -- "$PROBE" -p "$SIM" conditioning
     [ "$(cat "$OUT/stdout")" = "$1" ]
 }
 
@@ -676,11 +676,8 @@ for args in -h --help; do
     sim -- "$CHECK" $args
     check "rdrand-check $args: exit 0" exited_with 0
     check "rdrand-check $args: usage on stdout" stdout_has '^usage: .*rdrand-check '
-    sim -- "$STAT" $args
-    check "rdrand-stat $args: exit 0" exited_with 0
-    check "rdrand-stat $args: usage on stdout" stdout_has '^usage: .*rdrand-stat '
 done
-sim "OPENSSL_CONF=/dev/null" -- "$STAT" -l -p $SIM version
+sim "OPENSSL_CONF=/dev/null" -- "$PROBE" -l -p $SIM version
 version=$(cat "$OUT/stdout")
 sim -- "$CHECK" --version
 check "--version: exit 0" exited_with 0
@@ -698,13 +695,10 @@ done
 sim -- "$CHECK" -n " 5"
 check "usage error (-n ' 5'): exit 3" exited_with 3
 
-# --- rdrand-stat: the same program under its old name ---
-check "rdrand-stat is a link to rdrand-check" \
-    test "$(readlink "$RDRAND_BUILD_DIR/rdrand-stat")" = rdrand-check
-sim "OPENSSL_CONF=$CONF/rdrand-sim.cnf" -- "$STAT" -p $SIM -n 32 -r \
-    seed-requests
-check "rdrand-stat -n 32 -r seed-requests: exits 0" exited_ok
-check "rdrand-stat: prints the value alone (old command line)" \
-    line_at_least 1 2
+# --- rdrand-stat, removed: its name is no longer rdrand-check's ---
+ln -s "$CHECK" "$OUT/rdrand-stat"
+sim -- "$OUT/rdrand-stat" -l -n 32 -r seed-requests
+check "rdrand-check named rdrand-stat: the old command line is a usage error (exit 3)" \
+    exited_with 3
 
 finish

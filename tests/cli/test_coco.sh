@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Confidential-computing guests through the real openssl CLI and
-# rdrand-stat: each on_coco_failure policy on failing simulated guests,
+# rdrand-params: each on_coco_failure policy on failing simulated guests,
 # through openssl.cnf (conf/sim-coco.cnf) and through OSSL_PROVIDER_load
-# (conf/sim-coco-load.cnf, rdrand-stat -l); working simulated guests;
+# (conf/sim-coco-load.cnf, rdrand-params -l); working simulated guests;
 # coco = require; coco_seed_bits; the real module with conf/rdrand-coco.cnf.
 # shellcheck disable=SC2317 # the helpers below are called through check
 # shellcheck source=tests/cli/lib.sh
@@ -80,13 +80,13 @@ for row in "${failing[@]}"; do
     check "$t refuse: $SIM absent from list -providers" \
         stdout_lacks "^  $SIM\$"
     check "$t refuse: default still listed" listed default active
-    run "${ENV[@]}" -- "$STAT" -p $SIM
-    check "$t refuse: rdrand-stat exits 3" exited_with 3
-    check "$t refuse: rdrand-stat says not loaded" \
+    run "${ENV[@]}" -- "$PROBE" -p $SIM
+    check "$t refuse: rdrand-params exits 3" exited_with 3
+    check "$t refuse: rdrand-params says not loaded" \
         stderr_has "^provider $SIM is not loaded\$"
     # OSSL_PROVIDER_load returns NULL with the provider's error.
     sim_coco sim-coco-load.cnf refuse auto 256 "$spec"
-    run "${ENV[@]}" -- "$STAT" -l -p $SIM
+    run "${ENV[@]}" -- "$PROBE" -l -p $SIM
     check "$t refuse: OSSL_PROVIDER_load fails (exit 3)" exited_with 3
     check "$t refuse: error names the platform and the cause" \
         stderr_has "$detail"
@@ -107,18 +107,18 @@ for row in "${failing[@]}"; do
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t fail-closed: list -providers exits 0" exited_ok
     check "$t fail-closed: listed, status: inactive" listed $SIM inactive
-    run "${ENV[@]}" -- "$STAT" -p $SIM status health-state coco-platform \
+    run "${ENV[@]}" -- "$PROBE" -p $SIM status health-state coco-platform \
         coco-signal coco-seed-bits
-    check "$t fail-closed: rdrand-stat exits 0" exited_ok
+    check "$t fail-closed: rdrand-params exits 0" exited_ok
     check "$t fail-closed: status 0, health-state = CoCo reason, \
 $platform, $signal, 0 bits" values_are 0 "$reason" "$platform" "$signal" 0
     # OSSL_PROVIDER_load succeeds; the first random byte fails.
     sim_coco sim-coco-load.cnf fail-closed auto 256 "$spec"
-    run "${ENV[@]}" -- "$STAT" -l -p $SIM status health-state
+    run "${ENV[@]}" -- "$PROBE" -l -p $SIM status health-state
     check "$t fail-closed: OSSL_PROVIDER_load succeeds" exited_ok
     check "$t fail-closed: loaded with status 0 and the CoCo reason" \
         values_are 0 "$reason"
-    run "${ENV[@]}" -- "$STAT" -l -p $SIM -n 16
+    run "${ENV[@]}" -- "$PROBE" -l -p $SIM -n 16
     check "$t fail-closed: RAND_bytes after OSSL_PROVIDER_load fails" \
         exited_with 1
     check "$t fail-closed: with the CoCo reason" stderr_has "$reason"
@@ -132,7 +132,7 @@ cause: ${cause//[()]/.}.*; aborting\$"
             run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
             how="openssl rand"
         else
-            run "${ENV[@]}" -- "$STAT" -l -p $SIM
+            run "${ENV[@]}" -- "$PROBE" -l -p $SIM
             how="OSSL_PROVIDER_load"
         fi
         check "$t abort: $how dies of SIGABRT (134)" exited_abort
@@ -174,12 +174,12 @@ for row in "${working[@]}"; do
     check "$t: and prints bytes" hex32
     run "${ENV[@]}" -- "$OPENSSL_BIN" list -providers
     check "$t: listed, status: active" listed $SIM active
-    run "${ENV[@]}" -- "$STAT" -p $SIM status health-state coco-platform \
+    run "${ENV[@]}" -- "$PROBE" -p $SIM status health-state coco-platform \
         coco-signal coco-seed-bits rdrand-words
-    check "$t: rdrand-stat exits 0" exited_ok
+    check "$t: rdrand-params exits 0" exited_ok
     check "$t: status 1, ok, $platform, $signal, 256 bits, 68 words" \
         values_are 1 ok "$platform" "$signal" 256 68
-    run "${ENV[@]}" -- "$STAT" -p $SIM -n 32 -r seed-requests seed-failures
+    run "${ENV[@]}" -- "$PROBE" -p $SIM -n 32 -r seed-requests seed-failures
     check "$t: seeds from RDRAND (seed-requests >= 2)" line_at_least 1 2
     check "$t: no seed failures" line_is 2 0
 done
@@ -189,14 +189,14 @@ for policy in refuse abort; do
     sim_coco sim-coco.cnf $policy auto 256 coco=tdx
     run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
     check "coco=tdx ok, $policy: openssl rand exits 0" exited_ok
-    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits
+    run "${ENV[@]}" -- "$PROBE" -p $SIM status coco-seed-bits
     check "coco=tdx ok, $policy: status 1, 256 bits" values_are 1 256
 done
 
 # --- coco_seed_bits: more words drawn at load ---
 for bits in 512 4096; do
     sim_coco sim-coco.cnf fail-closed auto $bits coco=tdx
-    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits rdrand-words
+    run "${ENV[@]}" -- "$PROBE" -p $SIM status coco-seed-bits rdrand-words
     check "coco_seed_bits = $bits: status 1, $bits bits, \
 $((64 + bits / 64)) words" values_are 1 $bits $((64 + bits / 64))
     run "${ENV[@]}" -- "$OPENSSL_BIN" rand -hex 16
@@ -205,10 +205,10 @@ done
 # Word 70 fails: inside a 512-bit check (words 65-72), after a 256-bit one
 # (words 65-68), so the same hardware passes one and fails the other.
 sim_coco sim-coco.cnf fail-closed auto 256 coco=tdx,fail-at=70
-run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
+run "${ENV[@]}" -- "$PROBE" -p $SIM status coco-seed-bits health-state
 check "fail-at=70, 256 bits: passes the check" values_are 1 256 ok
 sim_coco sim-coco.cnf fail-closed auto 512 coco=tdx,fail-at=70
-run "${ENV[@]}" -- "$STAT" -p $SIM status coco-seed-bits health-state
+run "${ENV[@]}" -- "$PROBE" -p $SIM status coco-seed-bits health-state
 check "fail-at=70, 512 bits: fails the check" \
     values_are 0 0 "$SEED_FAILED"
 
@@ -221,12 +221,12 @@ for spec in "" coco=none coco=intel-vm coco=epyc-host coco=hv-bit-clear \
     coco=cpuinfo-cut; do
     t="require, RDRAND_SIM=\"$spec\""
     sim_coco sim-coco.cnf fail-closed auto 256 "$spec"
-    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
+    run "${ENV[@]}" -- "$PROBE" -p $SIM status coco-platform coco-signal \
         coco-seed-bits rdrand-words
     check "auto, RDRAND_SIM=\"$spec\": no check (none, none, 0 bits, \
 64 words)" values_are 1 none none 0 64
     sim_coco sim-coco.cnf fail-closed require 256 "$spec"
-    run "${ENV[@]}" -- "$STAT" -p $SIM status coco-platform coco-signal \
+    run "${ENV[@]}" -- "$PROBE" -p $SIM status coco-platform coco-signal \
         coco-seed-bits rdrand-words
     check "$t: checked (none, none, 256 bits, 68 words)" \
         values_are 1 none none 256 68
@@ -239,7 +239,7 @@ check "require, fail-at=65, fail-closed: openssl rand fails" exited_fail
 check "require, fail-at=65, fail-closed: the CoCo reason" \
     stderr_has "$SEED_FAILED"
 sim_coco sim-coco-load.cnf refuse require 256 coco=none,fail-at=65
-run "${ENV[@]}" -- "$STAT" -l -p $SIM
+run "${ENV[@]}" -- "$PROBE" -l -p $SIM
 check "require, fail-at=65, refuse: OSSL_PROVIDER_load fails" exited_with 3
 check "require, fail-at=65, refuse: the error says coco = require" \
     stderr_has "platform none detected, coco = require \\(decided by none\\)"

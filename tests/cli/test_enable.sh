@@ -49,8 +49,8 @@ enabled_and_live() {
         stdout_lacks '^(warning|unhealthy|misconfigured): '
     check "$what: the seed source is live" stdout_has '^seed source: live: '
     # The counters of a process using the file, not only rdrand-check's.
-    run "OPENSSL_CONF=$file" -- "$STAT" -n 32 -r seed-requests seed-failures
-    check "$what: rdrand-stat counts seed requests with the enabled file" \
+    run "OPENSSL_CONF=$file" -- "$PROBE" -n 32 -r seed-requests seed-failures
+    check "$what: rdrand-params counts seed requests with the enabled file" \
         line_at_least 1 1
     check "$what: no seed request failed" line_is 2 0
 }
@@ -87,8 +87,8 @@ round_trip() {
     check "$name: --disable lists the removed lines" \
         stdout_has "^- line [0-9]+: .*${MARK}\$"
     check "$name: --disable gives the original back byte for byte" same_as "$orig" "$f"
-    run "OPENSSL_CONF=$f" -- "$STAT" -n 32 -r seed-requests
-    check "$name: after --disable rdrand is not loaded (rdrand-stat exits 3)" \
+    run "OPENSSL_CONF=$f" -- "$PROBE" -n 32 -r seed-requests
+    check "$name: after --disable rdrand is not loaded (rdrand-params exits 3)" \
         exited_with 3
 
     snap=$(snap "$f")

@@ -104,10 +104,10 @@ done
 
 # The shipped file with rdrand.so on this machine's CPU.
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=/dev/null" -- \
-    "$STAT" -l rdrand-available
+    "$PROBE" -l rdrand-available
 if [ "$(cat "$OUT/stdout")" = 1 ]; then
     run "OPENSSL_MODULES=$OUT/modules" "OPENSSL_CONF_INCLUDE=$OUT" \
-        "OPENSSL_CONF=$SHIPPED" -- "$STAT" -n 16 seed-requests
+        "OPENSSL_CONF=$SHIPPED" -- "$PROBE" -n 16 seed-requests
     check "real: conf/rdrand-fips.cnf seeds from rdrand.so" line_at_least 1 1
     run "OPENSSL_MODULES=$OUT/modules" "OPENSSL_CONF_INCLUDE=$OUT" \
         "OPENSSL_CONF=$SHIPPED" -- "$OPENSSL_BIN" rand -hex 16

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Health-test failures as an operator meets them: openssl rand fails
 # closed with the reason on stderr and one warning line of each kind (the
-# fault's; the permanent verdict's when a recovery trips again), and rdrand-stat
+# fault's; the permanent verdict's when a recovery trips again), and rdrand-params
 # shows health-state and health-failures (simulated CPU, RDRAND_SIM).
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -96,50 +96,50 @@ good_words 4 200 | while read -r w; do
 done >"$OUT/bit.words"
 fails_closed "bit 17 stuck at 1" "words=$OUT/bit.words" "$STUCK_BIT"
 
-# The same CPU seen by rdrand-stat with nothing drawn: the init
+# The same CPU seen by rdrand-params with nothing drawn: the init
 # self-test passed on the 64 good words.
 # shellcheck disable=SC2046
-run $(sim_env "words=$OUT/twice.words") -- "$STAT" -p rdrand-sim \
+run $(sim_env "words=$OUT/twice.words") -- "$PROBE" -p rdrand-sim \
     health-state health-failures status rdrand-words
-check "rdrand-stat, words file: exits 0" exited_ok
-check "rdrand-stat, words file: health-state ok" line_is 1 ok
-check "rdrand-stat, words file: health-failures 0" line_is 2 0
-check "rdrand-stat, words file: status 1" line_is 3 1
-check "rdrand-stat, words file: 64 self-test words" line_is 4 64
+check "rdrand-params, words file: exits 0" exited_ok
+check "rdrand-params, words file: health-state ok" line_is 1 ok
+check "rdrand-params, words file: health-failures 0" line_is 2 0
+check "rdrand-params, words file: status 1" line_is 3 1
+check "rdrand-params, words file: 64 self-test words" line_is 4 64
 
 # A self-test failure at load: the provider is loaded but latched, and
-# rdrand-stat shows why (the one failure so far is the init self-test).
+# rdrand-params shows why (the one failure so far is the init self-test).
 for case in "ffffffffffffffff|$ONES" "0|$ZERO" "0123456789abcdef|$REPEAT"; do
     value=${case%%|*}
     reason=${case#*|}
     # shellcheck disable=SC2046
-    run $(sim_env "value=$value") -- "$STAT" -p rdrand-sim \
+    run $(sim_env "value=$value") -- "$PROBE" -p rdrand-sim \
         health-state health-failures status rdrand-words rdrand-failures
-    check "rdrand-stat, value=$value: exits 0" exited_ok
-    check "rdrand-stat, value=$value: health-state is the reason" \
+    check "rdrand-params, value=$value: exits 0" exited_ok
+    check "rdrand-params, value=$value: health-state is the reason" \
         line_matches 1 "^$reason"
-    check "rdrand-stat, value=$value: health-failures 1" line_is 2 1
-    check "rdrand-stat, value=$value: status 0" line_is 3 0
-    check "rdrand-stat, value=$value: 64 words drawn" line_is 4 64
-    check "rdrand-stat, value=$value: no CF=0" line_is 5 0
-    check "rdrand-stat, value=$value: warned once at load" warned_once
+    check "rdrand-params, value=$value: health-failures 1" line_is 2 1
+    check "rdrand-params, value=$value: status 0" line_is 3 0
+    check "rdrand-params, value=$value: 64 words drawn" line_is 4 64
+    check "rdrand-params, value=$value: no CF=0" line_is 5 0
+    check "rdrand-params, value=$value: warned once at load" warned_once
 done
 
 # CF=0 in the init self-test is not a health failure.
 # shellcheck disable=SC2046
-run $(sim_env "fail-at=3") -- "$STAT" -p rdrand-sim \
+run $(sim_env "fail-at=3") -- "$PROBE" -p rdrand-sim \
     health-state health-failures status rdrand-words rdrand-failures
-check "rdrand-stat, fail-at=3: exits 0" exited_ok
-check "rdrand-stat, fail-at=3: health-state is the CF=0 reason" \
+check "rdrand-params, fail-at=3: exits 0" exited_ok
+check "rdrand-params, fail-at=3: health-state is the CF=0 reason" \
     line_matches 1 '^RDRAND reported failure \(CF=0\)'
-check "rdrand-stat, fail-at=3: health-failures 0" line_is 2 0
-check "rdrand-stat, fail-at=3: status 0" line_is 3 0
-check "rdrand-stat, fail-at=3: stopped at word 3" line_is 4 3
-check "rdrand-stat, fail-at=3: one CF=0" line_is 5 1
+check "rdrand-params, fail-at=3: health-failures 0" line_is 2 0
+check "rdrand-params, fail-at=3: status 0" line_is 3 0
+check "rdrand-params, fail-at=3: stopped at word 3" line_is 4 3
+check "rdrand-params, fail-at=3: one CF=0" line_is 5 1
 
-# Drawing through a latched source: rdrand-stat fails with the reason.
+# Drawing through a latched source: rdrand-params fails with the reason.
 # shellcheck disable=SC2046
-run $(sim_env "value=0") -- "$STAT" -p rdrand-sim -n 16 health-state
-check "rdrand-stat -n 16, stuck 0: exits 1" exited_fail
-check "rdrand-stat -n 16, stuck 0: the reason on stderr" stderr_has "$ZERO"
+run $(sim_env "value=0") -- "$PROBE" -p rdrand-sim -n 16 health-state
+check "rdrand-params -n 16, stuck 0: exits 1" exited_fail
+check "rdrand-params -n 16, stuck 0: the reason on stderr" stderr_has "$ZERO"
 finish

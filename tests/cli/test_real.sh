@@ -16,7 +16,7 @@ run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/seed-only.cnf" \
     -- "$OPENSSL_BIN" rand -provider rdrand -provider default -hex 16
 check "real: rand via -provider" exited_ok
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
-    "$STAT" -n 32 -r seed-requests rdrand-failures
+    "$PROBE" -n 32 -r seed-requests rdrand-failures
 check "real: the seed source was used (seed-requests >= 2)" \
     line_at_least 1 2
 check "real: no RDRAND failures" line_is 2 0
@@ -36,7 +36,7 @@ if grep -m1 '^flags' /proc/cpuinfo | grep -qw aes; then
     run "${red[@]}" -- "$OPENSSL_BIN" rand -hex 32
     check "real, reduce512: openssl rand exits 0" exited_ok
     check "real, reduce512: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
-    run "${red[@]}" -- "$STAT" -n 8 -r conditioning conditioned-blocks \
+    run "${red[@]}" -- "$PROBE" -n 8 -r conditioning conditioned-blocks \
         rdrand-words seed-bytes rdrand-failures
     check "real, reduce512: conditioning = reduce512" line_is 1 reduce512
     # Seeds of 32 and 48 bytes: whole blocks, one per 16 bytes delivered.
@@ -86,9 +86,9 @@ check "real, rdrand-coco.cnf: and prints bytes" hex32
 run "${real[@]}" -- "$OPENSSL_BIN" list -providers
 check "real, rdrand-coco.cnf: listed, status: active" \
     listed rdrand active
-run "${real[@]}" -- "$STAT" -n 32 -r coco-platform coco-seed-bits \
+run "${real[@]}" -- "$PROBE" -n 32 -r coco-platform coco-seed-bits \
     seed-failures seed-requests
-check "real, rdrand-coco.cnf: rdrand-stat exits 0" exited_ok
+check "real, rdrand-coco.cnf: rdrand-params exits 0" exited_ok
 if kernel_says_coco; then
     echo "NOTE: the kernel says this is a confidential guest"
     check "real CoCo guest: coco-platform names a platform" \

@@ -24,7 +24,7 @@ values_are() { [ "$(cat "$OUT/stdout")" = "$(printf '%s\n' "$@")" ]; }
 NO_CHECK=64
 CHECKED=$((NO_CHECK + 256 / 64))
 
-# masked SETUP [DROP]: rdrand-stat after SETUP (shell, run as root in a
+# masked SETUP [DROP]: rdrand-params after SETUP (shell, run as root in a
 # new mount namespace); with DROP, without the capabilities that bypass
 # file permissions, so that a mode-000 directory answers EACCES.  A load
 # that hangs (a FIFO read without O_NONBLOCK) is killed and fails.
@@ -32,7 +32,7 @@ masked() {
     local drop=() caps=-dac_override,-dac_read_search
     [ $# -gt 1 ] && drop=(setpriv "--bounding-set=$caps")
     run "${REAL[@]}" -- timeout 60 unshare -m sh -c "$1"' && exec "$@"' sh \
-        "${drop[@]}" "$STAT" "${PARAMS[@]}"
+        "${drop[@]}" "$PROBE" "${PARAMS[@]}"
 }
 
 if ! unshare -m true 2>/dev/null \
@@ -40,7 +40,7 @@ if ! unshare -m true 2>/dev/null \
     echo "SKIP: cannot make a mount namespace or drop capabilities here"
     exit 77
 fi
-run "${REAL[@]}" -- "$STAT" "${PARAMS[@]}"
+run "${REAL[@]}" -- "$PROBE" "${PARAMS[@]}"
 if ! values_are none none 0 $NO_CHECK; then
     echo "SKIP: this machine is not plainly \"none\":" "$(cat "$OUT/stdout")"
     exit 77
@@ -79,7 +79,7 @@ for row in "${cases[@]}"; do
     # dies without it; the uninstrumented build runs this row.  (No grep
     # -q: under pipefail, ldd killed by SIGPIPE would fail the test.)
     if [ "$setup" = "mount -t tmpfs none /proc" ] \
-        && ldd "$STAT" | grep -E 'lib(a|t|ub)san' >/dev/null; then
+        && ldd "$PROBE" | grep -E 'lib(a|t|ub)san' >/dev/null; then
         echo "not run here (sanitizer build, needs /proc): $setup"
         continue
     fi
@@ -90,7 +90,7 @@ for row in "${cases[@]}"; do
     fi
     if [ -n "$drop" ]; then masked "$setup" drop; else masked "$setup"; fi
     t="$setup${drop:+ (no DAC override)}"
-    check "$t: rdrand-stat exits 0" exited_ok
+    check "$t: rdrand-params exits 0" exited_ok
     if [ "$platform" = none ]; then
         check "$t: none, no check, $NO_CHECK words" \
             values_are none none 0 $NO_CHECK

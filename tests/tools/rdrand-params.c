@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * rdrand-stat (deprecated: rdrand-check supersedes it; this is the same
- * program invoked under its old name, kept for its command line):
- * print the rdrand provider's parameters (counters, state)
- * as "name = value" lines, after optionally drawing random bytes through
- * the library's default context, in this same process.
+ * rdrand-params, the tests' probe (never installed): print a provider's
+ * parameters (counters, state) as "name = value" lines, after optionally
+ * drawing random bytes through the library's default context, in this
+ * same process.  Operators have rdrand-check for this.
  *
- *   rdrand-stat [-p NAME] [-l] [-n BYTES] [-r] [PARAM...]
+ *   rdrand-params [-p NAME] [-l] [-n BYTES] [-r] [PARAM...]
  *     -p NAME   provider to query (default rdrand)
  *     -l        load it with OSSL_PROVIDER_load (else openssl.cnf must)
  *     -n BYTES  draw BYTES with RAND_bytes first
@@ -28,8 +27,6 @@
 #include <openssl/rand.h>
 
 #include "rdrand_provider.h"
-
-#include "check.h"
 
 static int print_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
                        int value_only)
@@ -65,22 +62,18 @@ static int print_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
     return 1;
 }
 
-static int stat_usage(FILE *to, const char *argv0)
+static int usage(FILE *to, const char *argv0)
 {
-    fprintf(to,
-            "usage: %s [-p NAME] [-l] [-n BYTES] [-r] [PARAM...]\n"
-            "(deprecated: rdrand-check reports all of this; see "
-            "rdrand-check --help)\n",
-            argv0);
+    fprintf(to, "usage: %s [-p NAME] [-l] [-n BYTES] [-r] [PARAM...]\n", argv0);
     return to == stdout ? 0 : 2;
 }
 
-int rdrand_stat_main(int argc, char **argv)
+int main(int argc, char **argv)
 {
     /* Before getopt: -h and --help are no options of the old line. */
     for (int a = 1; a < argc && strcmp(argv[a], "--") != 0; a++)
         if (strcmp(argv[a], "-h") == 0 || strcmp(argv[a], "--help") == 0)
-            return stat_usage(stdout, argv[0]);
+            return usage(stdout, argv[0]);
 
     const char *name = RDRAND_PROVIDER_NAME;
     long nbytes = 0;
@@ -110,7 +103,7 @@ int rdrand_stat_main(int argc, char **argv)
             predict = 1;
             break;
         default:
-            return stat_usage(stderr, argv[0]);
+            return usage(stderr, argv[0]);
         }
     }
     prov = load ? OSSL_PROVIDER_load(NULL, name) : NULL;
