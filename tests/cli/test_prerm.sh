@@ -37,6 +37,15 @@ check "module=/abs/rdrand.so with CRLF: warned, the line without its CR" \
     warns_for "$work/crlf.cnf" "2:module=/usr/lib/x86_64-linux-gnu/ossl-modules/rdrand.so"
 printf '[s]\nrdrand_sect::module = rdrand.so\n' >"$work/colons.cnf"
 check "section::module = rdrand.so: warned" warns_for "$work/colons.cnf" "2:rdrand_sect::module = rdrand.so"
+printf '[q]\np::rdrand = r\n' >"$work/colons-entry.cnf"
+check "section::rdrand = ... (an entry written from another section): warned" \
+    warns_for "$work/colons-entry.cnf" "2:p::rdrand = r"
+printf '[f]\nx.module = rdrand.so\n' >"$work/dotted.cnf"
+check "x.module = rdrand.so (OpenSSL skips the dot): warned" \
+    warns_for "$work/dotted.cnf" "2:x.module = rdrand.so"
+printf '[f]\na.b.module = rdrand.so\nmodules = rdrand_x\nx = 1 # module = rdrand.so\n' >"$work/not-module.cnf"
+check "a.b.module, modules = rdrand_x, a comment after a value: quiet" \
+    quiet_for "$work/not-module.cnf"
 printf '[s]\n# module = rdrand.so\n#rdrand = rdrand_sect\nother = 1\n' >"$work/commented.cnf"
 check "only commented lines: quiet" quiet_for "$work/commented.cnf"
 upgrade_quiet() { prerm "$work/enabled.cnf" upgrade && ! grep -q WARNING "$work/out"; }
