@@ -191,6 +191,23 @@ static const char *skip_dot(const char *name)
     return dot != NULL ? dot + 1 : name;
 }
 
+/*
+ * A provider section's key as provider_conf.c reads it: the name after
+ * its first dot ("x.activate" is activate), the last entry winning.
+ */
+static const char *prov_value(STACK_OF(CONF_VALUE) * sect, const char *key)
+{
+    const char *found = NULL;
+
+    for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
+        const CONF_VALUE *kv = sk_CONF_VALUE_value(sect, i);
+
+        if (strcmp(skip_dot(kv->name), key) == 0)
+            found = kv->value;
+    }
+    return found;
+}
+
 /* A boolean as OpenSSL 3.3+ reads activate: 1, 0, or -1 (refused). */
 static int bool_value(const char *v)
 {
@@ -323,7 +340,7 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
                                                  : "",
                       near);
     }
-    activate = sect_value(sect, "activate");
+    activate = prov_value(sect, "activate");
     switch (activate_value(r, activate)) {
     case 1:
         if (bool_value(activate) != 1)
@@ -351,7 +368,7 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
                       "later: the provider is not loaded; write activate = 1",
                       activate);
     }
-    check_module(r, l, sect_name, name, sect_value(sect, "module"));
+    check_module(r, l, sect_name, name, prov_value(sect, "module"));
 }
 
 /*
@@ -396,16 +413,16 @@ static void check_providers(struct check_report *r, const CONF *conf,
         STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, kv->value);
         const char *name = skip_dot(kv->name), *id, *act;
 
-        if (sect != NULL && (id = sect_value(sect, "identity")) != NULL)
+        if (sect != NULL && (id = prov_value(sect, "identity")) != NULL)
             name = id;
-        act = sect != NULL ? sect_value(sect, "activate") : NULL;
+        act = sect != NULL ? prov_value(sect, "activate") : NULL;
         any_activate |= act != NULL;
         if ((strcmp(name, "default") == 0 || strcmp(name, "fips") == 0)
             && activate_value(r, act) == 1)
             base_ok = 1;
         if (strcmp(name, r->provider) == 0
             || (sect != NULL
-                && is_instance(r, name, sect_value(sect, "module")))) {
+                && is_instance(r, name, prov_value(sect, "module")))) {
             found = 1;
             check_provider_section(r, conf, l, kv->value, name);
             if (activate_value(r, act) == 1 && active++ == 0)
@@ -534,8 +551,8 @@ static const char *entry_name(const struct check_report *r, const CONF *conf,
     *active = 0;
     if (sect == NULL)
         return skip_dot(kv->name);
-    *active = activate_value(r, sect_value(sect, "activate")) == 1;
-    return (id = sect_value(sect, "identity")) != NULL ? id
+    *active = activate_value(r, prov_value(sect, "activate")) == 1;
+    return (id = prov_value(sect, "identity")) != NULL ? id
                                                        : skip_dot(kv->name);
 }
 

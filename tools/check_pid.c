@@ -600,6 +600,9 @@ static const char *health_state(struct check_pid *p)
                                       : RDRAND_R_COCO_SEED_FAILED);
     if (b->rdrand_available == 0)
         return rdrand_reason_text(RDRAND_R_NO_RDRAND);
+    if (b->live_instances == 0)
+        return "no provider instance is loaded now: nothing is served from "
+               "this module";
     if (b->live_config_refused != 0) {
         snprintf(p->health_state, sizeof(p->health_state),
                  "%" PRIu32 " of %" PRIu32 " provider instances refused "
@@ -680,7 +683,7 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
                       "loaded it: it runs the old module until it restarts",
                       p->path, r->pid);
     /* Seeds served once prove nothing about where the next come from. */
-    if (b->live_instances == 0 && seeds > 0)
+    if (b->live_instances == 0)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                       "no provider instance is loaded in process %ld now: "
                       "the counters are those of instances since unloaded, "
@@ -724,7 +727,7 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
                       rdrand_reason_text(RDRAND_R_NO_RDRAND));
     if (b->live_config_refused != 0)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL, "%s", state);
-    if (seeds == 0)
+    if (seeds == 0 && b->live_instances > 0)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                       "the provider module is loaded in process %ld but has "
                       "served no seed: the process has not seeded yet "

@@ -460,11 +460,12 @@ static int true_boolean(const char *v)
 }
 
 /*
- * Whether section activates its provider: 1 or 0, and -1 for a value
- * 3.0-3.2 read as on (present is on) and 3.3+ as off ("activate = 0"): a
- * file that outlives a dist-upgrade must mean the same on both.
+ * Whether section activates its provider: 1 or 0, and -1 (*bad set to
+ * the value) for a value 3.0-3.2 read as on (present is on) and 3.3+ as
+ * off or refuse ("activate = 0"): a file that outlives a dist-upgrade
+ * must mean the same on both.
  */
-static int activates(const CONF *conf, const char *section)
+static int activates(const CONF *conf, const char *section, const char **bad)
 {
     STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, section);
     int on = 0;
@@ -474,8 +475,10 @@ static int activates(const CONF *conf, const char *section)
 
         if (strcmp(skip_dot(kv->name), "activate") != 0)
             continue;
-        if (!true_boolean(kv->value))
+        if (!true_boolean(kv->value)) {
+            *bad = kv->value;
             return -1;
+        }
         on = 1;
     }
     return on;
@@ -677,6 +680,7 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
         for (int i = 0; i < sk_CONF_VALUE_num(list); i++) {
             const CONF_VALUE *kv = sk_CONF_VALUE_value(list, i);
             const struct logical *l;
+            const char *bad = NULL;
             int on;
 
             if (!read_key(p, prov->value, kv->name, 0, &l, w))
@@ -692,13 +696,16 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
                               "[%s] (OpenSSL fails to apply this file): fix "
                               "that by hand first",
                               l->first + 1, kv->name, kv->value, kv->value);
-            if ((on = activates(conf, kv->value)) < 0)
+            if ((on = activates(conf, kv->value, &bad)) < 0)
                 return refuse(w,
-                              "[%s] activate: a value OpenSSL 3.0-3.2 read "
-                              "as on and 3.3 and later as off (a dist-upgrade "
-                              "would change which providers load); write "
-                              "activate = 1, or remove the line, by hand",
-                              kv->value);
+                              "[%s] activate = %s: OpenSSL 3.0-3.2 load the "
+                              "provider whatever the value, 3.3 and later "
+                              "do not (only 1, yes, true, on are true) or "
+                              "refuse the section: a dist-upgrade would "
+                              "change which providers load; by hand, remove "
+                              "the line to leave it unloaded or write "
+                              "activate = 1 to load it",
+                              kv->value, bad);
             any_active |= on;
             if (strcmp(skip_dot(kv->name), "default") == 0)
                 def = l;

@@ -255,6 +255,9 @@ cases() {
     round_trip empty "$OUT/empty.orig"
     printf 'openssl_conf = init\r\n\r\n[init]\r\n' >"$OUT/crlf.orig"
     round_trip crlf "$OUT/crlf.orig"
+    # x.activate is activate to OpenSSL (one dot skipped): the check agrees.
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nx.activate = 1\n' >"$OUT/dotted.orig"
+    round_trip dotted "$OUT/dotted.orig"
     cp "$OUT/crlf.orig" "$f"
     run -- "$CHECK" --enable "$f"
     check "CRLF: added lines end in CRLF too" \
@@ -289,7 +292,7 @@ cases() {
     # activate = 0: on under 3.0-3.2, off under 3.3+: refused on every
     # release, so that the edit means the same after a dist-upgrade.
     printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nactivate = 0\n' >"$f"
-    refused "activate = 0 (read differently by 3.0 and 3.3+)" "$f" 4 '\[d\] activate: a value OpenSSL 3.0-3.2 read as on and 3.3 and later as off'
+    refused "activate = 0 (read differently by 3.0 and 3.3+)" "$f" 4 '\[d\] activate = 0: OpenSSL 3.0-3.2 load the provider whatever the value, 3.3 and later do not'
     # A second name would keep the old text after the rename.
     cp "$min" "$f"
     ln "$f" "$f.link"

@@ -52,6 +52,7 @@ exited() { [ "$status" -eq "$1" ]; }
 param() { # param NAME: its value in the last text report
     sed -n "s/^  $1 = //p" "$OUT/stdout"
 }
+param_is() { [ "$(param "$1")" = "$2" ]; }
 at_least() { [ "$(param "$1")" -ge "$2" ] 2>/dev/null; }
 
 # A python3 process that loads FILES... with ctypes and waits.
@@ -248,9 +249,12 @@ check "a process with the module loaded, not used, starts" \
     hold_python "$OUT/c/rdrand.so"
 rm "$OUT/c/rdrand.so"
 pid_check "$held"
-check "never seeded: exit 2" exited 2
-check "never seeded: says both causes" \
-    stdout_has "has served no seed: the process has not seeded yet .*or its seeds come from elsewhere"
+check "mapped, no provider instance: exit 2" exited 2
+check "mapped, no provider instance: says so (waiting would not help)" \
+    stdout_has "no provider instance is loaded in process $held now"
+check "mapped, no provider instance: status 0, not ok" param_is status 0
+check "mapped, no provider instance: health-state says no instance" \
+    param_is health-state "no provider instance is loaded now: nothing is served from this module"
 check "removed on disk: still read, and said" \
     stdout_has "$OUT/c/rdrand\.so was replaced or removed on disk"
 
