@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "health.h"
+struct rdrand_health; /* health.h: SSE2 intrinsics, not for every file */
 
 /* One output block: AES's block. */
 #define RDRAND_COND_BLOCK 16

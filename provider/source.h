@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "health.h"
+struct rdrand_health;
 #include "prov.h"
 
 /*
