@@ -62,9 +62,9 @@ int rdrand_cond_fill(const struct rdrand_cond_key *k, struct rdrand_health *h,
 
 struct rdrand_prov;
 /*
- * At load, after the self-test: in reduce512 mode, check AES-NI and draw
- * the key (2 words through the calling thread's health tests).  Either
- * failing latches the provider as a refused section does: status 0,
+ * conditioning_load.c.  At load, after the self-test: in reduce512 mode, check
+ * AES-NI and draw the key (2 words through the calling thread's health tests).
+ * Either failing latches the provider as a refused section does: status 0,
  * health-state saying why, every request failing.
  */
 void rdrand_cond_init(struct rdrand_prov *prov);

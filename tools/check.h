@@ -125,13 +125,13 @@ enum edit_exit {
     EDIT_CHECK_FAILED = 6 /* the new file fails the check: not installed */
 };
 
-int conf_edit(int enable, const char *file);
-
 /*
- * rdrand-check's own check (static and live) of the file at path, in a
- * child process (rdrand-check.c): its verdict, an enum check_exit; print:
- * the text report on stdout.
+ * The check of a file at path (static and live), in a child process: its
+ * verdict, an enum check_exit; print: the text report on stdout.
+ * rdrand-check.c gives its own to conf_edit.
  */
-int check_file_in_child(const char *path, int print);
+typedef int check_file_fn(const char *path, int print);
+
+int conf_edit(int enable, const char *file, check_file_fn *check_file);
 
 #endif

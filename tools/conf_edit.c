@@ -50,6 +50,9 @@
 #define S_RDRAND "rdrand_sect"
 #define S_RANDOM "rdrand_random_sect"
 
+/* The check a new file passes before it replaces the old (the caller's). */
+static check_file_fn *check_file;
+
 /* ---- the file as physical lines ---- */
 
 struct line {
@@ -1091,7 +1094,7 @@ static int replace(const struct file *f, const char *buf, size_t size,
            "replaces %s:\n",
            tmp, f->path);
     fflush(stdout);
-    code = check_file_in_child(tmp, enable);
+    code = check_file(tmp, enable);
     if (enable ? code != CHECK_LIVE : code == CHECK_LIVE) {
         unlink(tmp);
         fprintf(stderr,
@@ -1203,7 +1206,7 @@ static int do_enable(const struct file *f, const struct text *t,
                "checking it in a child process:\n",
                f->path, names);
         fflush(stdout);
-        if ((code = check_file_in_child(f->path, 1)) == CHECK_LIVE) {
+        if ((code = check_file(f->path, 1)) == CHECK_LIVE) {
             printf("%s: already enabled (by hand): rdrand is the live seed "
                    "source; nothing changed\n",
                    f->path);
@@ -1299,7 +1302,7 @@ static int do_disable(const struct file *f, const struct text *t,
     return code;
 }
 
-int conf_edit(int enable, const char *asked)
+int conf_edit(int enable, const char *asked, check_file_fn *check)
 {
     struct file f = {0};
     struct stat st;
@@ -1309,6 +1312,7 @@ int conf_edit(int enable, const char *asked)
     CONF *conf = NULL;
     int code;
 
+    check_file = check;
     if (!read_file(&f, asked)) {
         free((char *)f.path);
         free(f.buf);

@@ -34,7 +34,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,24 +82,6 @@ struct dynamic {
     struct check_value params[MAX_PARAMS];
     size_t nparams;
 };
-
-void check_problem(struct check_report *r, enum check_severity sev, int line,
-                   const char *section, const char *key, const char *fmt, ...)
-{
-    struct check_problem *p;
-    va_list ap;
-
-    if (r->nproblems == CHECK_MAX_PROBLEMS)
-        return;
-    p = &r->problems[r->nproblems++];
-    p->severity = sev;
-    p->line = line;
-    snprintf(p->section, sizeof(p->section), "%s", section ? section : "");
-    snprintf(p->key, sizeof(p->key), "%s", key ? key : "");
-    va_start(ap, fmt);
-    vsnprintf(p->message, sizeof(p->message), fmt, ap);
-    va_end(ap);
-}
 
 int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
                     struct check_value *v)
@@ -970,7 +951,7 @@ static int run_in_child(struct check_report *r, int *reported)
     return CHECK_UNHEALTHY;
 }
 
-int check_file_in_child(const char *path, int print)
+static int check_file_in_child(const char *path, int print)
 {
     static struct check_report cr;
     static struct dynamic cd;
@@ -1189,7 +1170,7 @@ int main(int argc, char **argv)
     /* The file the operator edits: /etc/ssl/openssl.cnf, not the link. */
     r.shown = (real = realpath(config, NULL)) != NULL ? real : config;
     if (edit != 0) {
-        code = conf_edit(edit == 'E', config);
+        code = conf_edit(edit == 'E', config, check_file_in_child);
         OPENSSL_free(default_conf);
         free(real);
         return code;
