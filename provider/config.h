@@ -22,7 +22,7 @@ int rdrand_config_load(struct rdrand_prov *prov);
  * kept): reason is what requests raise, why says what failed and what the
  * operator can do.  key is the rdrand_config_key at fault, or -1.  Also
  * for what makes a key's value unusable on this machine at load
- * (conditioning.c).
+ * (conditioning_load.c).
  */
 void rdrand_config_refuse(struct rdrand_config *cfg, int reason, int key,
                           const char *why);

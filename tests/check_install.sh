@@ -141,8 +141,9 @@ if [ "$mode" = destdir ]; then
     for t in "${tools[@]}"; do
         check "$t installed executable" test -x "$root/usr/bin/$t"
     done
-    check "rdrand-stat, removed (README), is not installed" \
-        test ! -e "$root/usr/bin/rdrand-stat" -a ! -L "$root/usr/bin/rdrand-stat"
+    for t in rdrand-stat rdrand-params; do # removed (README); the tests' probe
+        check "$t is not installed" test ! -e "$root/usr/bin/$t" -a ! -L "$root/usr/bin/$t"
+    done
     check "the systemd example runs the installed rdrand-check" \
         runs_installed_tool "$root" /usr
     check "the uninstall list names every installed file, DESTDIR left out" \

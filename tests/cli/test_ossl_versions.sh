@@ -28,9 +28,11 @@ fi
 # bumped it, and every symbol's version is OPENSSL_4.0.0): a module built
 # against one cannot load into the other's processes.
 soname=libcrypto.so.${RDRAND_OPENSSL_VERSION%%.*}
-run -- ldd "$PROBE"
-check "rdrand-params loads $soname from $LD_LIBRARY_PATH" \
-    stdout_has "${soname//./\\.} => ${LD_LIBRARY_PATH}/${soname//./\\.} "
+for program in "$RDRAND_BUILD_DIR/rdrand-check" "$PROBE"; do
+    run -- ldd "$program"
+    check "${program##*/} loads $soname from $LD_LIBRARY_PATH" \
+        stdout_has "${soname//./\\.} => ${LD_LIBRARY_PATH}/${soname//./\\.} "
+done
 for module in "$REAL_MODULES/rdrand.so" "$SIM_MODULES/rdrand-sim.so"; do
     run -- readelf -d "$module"
     check "${module##*/} needs $soname, and no other libcrypto" \
