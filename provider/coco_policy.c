@@ -8,11 +8,11 @@
 #include <openssl/crypto.h>
 
 #include "coco.h"
-#include "config.h"
+#include "config_rules.h"
 #include "draw.h"
 #include "errors.h"
+#include "fault.h"
 #include "source.h"
-#include "verdict.h"
 
 int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
                            size_t scratch_len)
@@ -22,13 +22,13 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
      * The process's verdict, whichever instance met it, at load or after:
      * no draw again: a fault is a fact about the CPU, not a moment.
      */
-    int reason = rdrand_verdict_reason();
+    int reason = rdrand_fault_permanent();
 
     if (reason != RDRAND_R_OK)
         return reason; /* the caller latches it with its CoCo reason */
     if (!prov->rdrand_available)
         reason = RDRAND_R_NO_RDRAND;
-    else if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK)
+    else if ((reason = rdrand_fault_latched(prov)) != RDRAND_R_OK)
         ; /* the startup self-test already failed */
     else if (len > scratch_len)
         return RDRAND_R_INTERNAL;
@@ -40,7 +40,7 @@ int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
             prov->coco_seed_bits = prov->config.coco_seed_bits;
         else
             /* permanent here; the load's line says it (init_check) */
-            rdrand_source_record(prov, reason, NULL);
+            rdrand_fault_record(prov, reason, NULL);
     }
     return reason;
 }
@@ -72,24 +72,20 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
      * a SEV guest's host can hide it), they are the process's: every
      * later load is checked too, whatever its own section says, and a
      * trip anywhere, before or after, is the process's verdict
-     * (verdict.c).  Otherwise an OSSL_PROVIDER_load from code, or a new
+     * (fault.c).  Otherwise an OSSL_PROVIDER_load from code, or a new
      * library context, would serve from the RDRAND that just failed.
      */
     if (prov->coco.platform == RDRAND_COCO_NONE
         && prov->config.coco != RDRAND_COCO_REQUIRE
-        && !(rdrand_verdict_load() & RDRAND_VERDICT_ENFORCED))
+        && !rdrand_fault_coco_enforced(prov))
         return 1;
-    prov->coco_enforced = 1;
-    rdrand_verdict_enforce();
+    rdrand_fault_enforce_coco(prov);
     reason = rdrand_coco_seed_check(prov, scratch, sizeof(scratch));
     if (reason == RDRAND_R_OK)
         return 1;
 
     /* Failed: latch, then refuse, stay loaded but latched, or abort. */
-    prov->coco_cause = reason;
-    coco_reason = reason == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
-                                               : RDRAND_R_COCO_SEED_FAILED;
-    rdrand_source_latch_coco(prov, coco_reason);
+    coco_reason = rdrand_fault_coco_failed(prov, reason);
     platform = prov->coco.platform != RDRAND_COCO_NONE
                    ? rdrand_coco_platform_name(prov->coco.platform)
                : prov->config.coco == RDRAND_COCO_REQUIRE

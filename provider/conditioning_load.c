@@ -9,32 +9,19 @@
 
 #include <openssl/crypto.h>
 
-#include "config.h"
 #include "draw.h"
 #include "errors.h"
+#include "fault.h"
 #include "prov.h"
 #include "source.h"
-#include "verdict.h"
 
-/* Latch the instance: this mode cannot run here, and none was not asked. */
+/* Refuse the instance: this mode cannot run here, and none was not asked. */
 static void rdrand_cond_refuse(struct rdrand_prov *prov, int reason,
                                const char *why, int warn)
 {
-    rdrand_config_refuse(&prov->config, reason, RDRAND_KEY_CONDITIONING, why);
+    rdrand_fault_refuse(prov, reason, why);
     if (warn)
-        rdrand_warn(prov, "%s", prov->config.state);
-}
-
-/*
- * Whether the line for a fault met at this load is this one to write:
- * the process's warning of that kind not yet taken (by the CoCo check's
- * line, by an earlier load, or by the fault itself).
- */
-static int rdrand_cond_claim(const struct rdrand_prov *prov)
-{
-    return (rdrand_verdict_load() & RDRAND_VERDICT_PERMANENT) != 0
-               ? rdrand_warn_permanent_claim(prov)
-               : rdrand_warn_once_claim(prov);
+        rdrand_warn(prov, "%s", rdrand_fault_state_text(prov));
 }
 
 /*
@@ -51,7 +38,7 @@ void rdrand_cond_init(struct rdrand_prov *prov)
     int reason;
 
     if (prov->config.conditioning != RDRAND_CONDITIONING_REDUCE512
-        || !rdrand_config_ok(prov) || !prov->rdrand_available)
+        || rdrand_fault_refused(prov) || !prov->rdrand_available)
         return; /* no RDRAND: every request says so already */
     if (!rdrand_cond_aesni()) {
         rdrand_cond_refuse(prov, RDRAND_R_NO_AESNI,
@@ -60,7 +47,7 @@ void rdrand_cond_init(struct rdrand_prov *prov)
                            1);
         return;
     }
-    if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK) {
+    if ((reason = rdrand_fault_latched(prov)) != RDRAND_R_OK) {
         /*
          * The load's one line: the fault (its reason) and the refusal,
          * unless a line already said the fault (the CoCo check's, or an
@@ -71,7 +58,7 @@ void rdrand_cond_init(struct rdrand_prov *prov)
                            "drawn, because RDRAND has failed in this process "
                            "(health-state, health-verdict); restart the "
                            "process on working hardware",
-                           rdrand_cond_claim(prov));
+                           rdrand_fault_warn_claim(prov));
         return;
     }
     reason = rdrand_draw(rdrand_source_health(), key, sizeof(key));
@@ -86,11 +73,11 @@ void rdrand_cond_init(struct rdrand_prov *prov)
      * instance (the refusal's, which starts with the reason), so the
      * process's one-shot warning is spent on it.
      */
-    rdrand_source_record(prov, reason, NULL);
+    rdrand_fault_record(prov, reason, NULL);
     rdrand_cond_refuse(prov, reason,
                        "conditioning = reduce512 refused: drawing the CBC-MAC "
                        "key from RDRAND at load failed, so every request from "
                        "this instance fails; restart the process on working "
                        "hardware",
-                       rdrand_cond_claim(prov));
+                       rdrand_fault_warn_claim(prov));
 }

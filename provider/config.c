@@ -6,6 +6,7 @@
 #include <openssl/params.h>
 
 #include "errors.h"
+#include "fault.h"
 
 /*
  * What the core cannot show us directly.  It answers only the exact keys
@@ -30,24 +31,24 @@ static const char *const rdrand_probes[] = {
 #define RDRAND_NPROBES (sizeof(rdrand_probes) / sizeof(rdrand_probes[0]))
 #define RDRAND_PROBES_PER_KEY (RDRAND_NPROBES / RDRAND_KEY_COUNT)
 
-/* Record the first refusal only: it is the one the operator fixes first. */
-void rdrand_config_refuse(struct rdrand_config *cfg, int reason, int key,
-                          const char *why)
+/*
+ * A refused section latches the instance (fault.c keeps the first
+ * refusal: the one the operator fixes first).
+ */
+static void rdrand_config_refuse(struct rdrand_prov *prov, int reason, int key,
+                                 const char *why)
 {
-    if (cfg->reason != 0)
+    if (rdrand_fault_refused(prov) != 0)
         return;
-    cfg->reason = reason;
-    cfg->warn_invalid = key == RDRAND_KEY_WARN;
-    snprintf(cfg->error, sizeof(cfg->error), "%s", why);
-    snprintf(cfg->state, sizeof(cfg->state), "%s: %s",
-             rdrand_reason_text(reason), why);
+    prov->config.warn_invalid = key == RDRAND_KEY_WARN;
+    rdrand_fault_refuse(prov, reason, why);
 }
 
-static void rdrand_config_probe(struct rdrand_config *cfg, size_t i,
+static void rdrand_config_probe(struct rdrand_prov *prov, size_t i,
                                 const char *found)
 {
     const char *key = rdrand_config_key_names[i / RDRAND_PROBES_PER_KEY];
-    char why[sizeof(cfg->error)];
+    char why[sizeof(prov->fault.why)];
 
     if (i % RDRAND_PROBES_PER_KEY < 2)
         snprintf(why, sizeof(why),
@@ -59,7 +60,7 @@ static void rdrand_config_probe(struct rdrand_config *cfg, size_t i,
                  "%s is a section name, not a value (OpenSSL passes that "
                  "section's keys, e.g. %s, instead); write the value itself",
                  key, rdrand_probes[i]);
-    rdrand_config_refuse(cfg, RDRAND_R_BAD_CONFIG,
+    rdrand_config_refuse(prov, RDRAND_R_BAD_CONFIG,
                          (int)(i / RDRAND_PROBES_PER_KEY), why);
 }
 
@@ -71,7 +72,8 @@ int rdrand_config_load(struct rdrand_prov *prov)
         RDRAND_WARN_SYSLOG, RDRAND_COCO_AUTO, RDRAND_COCO_SEED_BITS_MIN,
         RDRAND_ON_COCO_FAILURE_REFUSE, RDRAND_CONDITIONING_NONE};
     struct rdrand_config *cfg = &prov->config;
-    char why[sizeof(cfg->error)];
+    char why[sizeof(prov->fault.why)];
+    int conditioning_refused = 0;
     size_t n = 0;
 
     for (size_t k = 0; k < RDRAND_KEY_COUNT; k++)
@@ -82,10 +84,9 @@ int rdrand_config_load(struct rdrand_prov *prov)
                                                   &probed[i], 0);
     keys[n] = OSSL_PARAM_construct_end();
 
-    cfg->reason = 0;
     if (prov->core_get_params == NULL
         || !prov->core_get_params(prov->handle, keys))
-        rdrand_config_refuse(cfg, RDRAND_R_CONFIG_UNREADABLE, -1,
+        rdrand_config_refuse(prov, RDRAND_R_CONFIG_UNREADABLE, -1,
                              "the core did not answer get_params for this "
                              "provider's section");
     /*
@@ -93,18 +94,17 @@ int rdrand_config_load(struct rdrand_prov *prov)
      * the reason), so that a parameter such as conditioning still reports
      * what the operator wrote when that value itself was valid.
      */
-    cfg->conditioning_refused = 0;
     for (size_t k = 0; k < RDRAND_KEY_COUNT; k++)
         if (values[k] != NULL
             && !rdrand_config_parse((enum rdrand_config_key)k, values[k],
                                     &parsed[k], why, sizeof(why))) {
-            rdrand_config_refuse(cfg, RDRAND_R_BAD_CONFIG, (int)k, why);
-            cfg->conditioning_refused |= k == RDRAND_KEY_CONDITIONING;
+            rdrand_config_refuse(prov, RDRAND_R_BAD_CONFIG, (int)k, why);
+            conditioning_refused |= k == RDRAND_KEY_CONDITIONING;
         }
     for (size_t i = 0; i < RDRAND_NPROBES; i++)
         if (probed[i] != NULL) {
-            rdrand_config_probe(cfg, i, probed[i]);
-            cfg->conditioning_refused |=
+            rdrand_config_probe(prov, i, probed[i]);
+            conditioning_refused |=
                 i / RDRAND_PROBES_PER_KEY == RDRAND_KEY_CONDITIONING;
         }
 
@@ -114,43 +114,14 @@ int rdrand_config_load(struct rdrand_prov *prov)
     cfg->on_coco_failure =
         (enum rdrand_coco_failure)parsed[RDRAND_KEY_ON_COCO_FAILURE];
     cfg->conditioning =
-        (enum rdrand_conditioning)parsed[RDRAND_KEY_CONDITIONING];
-    if (cfg->reason == 0)
+        conditioning_refused
+            ? RDRAND_CONDITIONING_REFUSED
+            : (enum rdrand_conditioning)parsed[RDRAND_KEY_CONDITIONING];
+    if (rdrand_fault_refused(prov) == 0)
         return 1;
     /* A refused section never refuses to load: OpenSSL would skip it. */
     if (cfg->warn_invalid)
         cfg->warn = RDRAND_WARN_SYSLOG;
     cfg->on_coco_failure = RDRAND_ON_COCO_FAILURE_FAIL_CLOSED;
     return 0;
-}
-
-int rdrand_config_ok(const struct rdrand_prov *prov)
-{
-    return prov->config.reason == 0;
-}
-
-/*
- * The config latch.  A value the operator wrote and we refused must not
- * leave the provider running on defaults the operator did not choose,
- * and refusing to load would be skipped silently by OpenSSL (3.0-3.6
- * then seed from the OS; 4.0 fails closed, but without our reason).
- * So the provider loads and every request fails, naming the key, the
- * value and what is accepted.  Nothing clears this: a passing
- * self-test says the CPU is fine, not the configuration.
- */
-int rdrand_config_refuses(const struct rdrand_prov *prov, const char *request,
-                          size_t len)
-{
-    if (prov->config.reason == 0)
-        return 0;
-    if (prov->config.reason != RDRAND_R_BAD_CONFIG
-        && prov->config.reason != RDRAND_R_CONFIG_UNREADABLE)
-        RDRAND_RAISE(prov, prov->config.reason, "%s of %zu bytes refused: %s",
-                     request, len, prov->config.error); /* it says what to do */
-    else
-        RDRAND_RAISE(prov, prov->config.reason,
-                     "%s of %zu bytes refused: %s; fix this provider's "
-                     "section in openssl.cnf and restart the process",
-                     request, len, prov->config.error);
-    return 1;
 }

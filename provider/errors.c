@@ -11,74 +11,104 @@
 
 #include "prov.h"
 
-/* Each message says what failed and what the operator can do about it. */
+/*
+ * The one table of reasons: each with its properties and its message.
+ * Each message says what failed and what the operator can do about it.
+ * HEALTH: a verdict of the health tests (counted in health-failures);
+ * COCO: the CoCo check at load failed; CONFIG: the section was refused.
+ */
+#define HEALTH RDRAND_REASON_HEALTH
+#define COCO RDRAND_REASON_COCO
+#define CONFIG RDRAND_REASON_CONFIG
+#define RDRAND_REASONS(X)                                                      \
+    X(RDRAND_R_NO_RDRAND, 0,                                                   \
+      "RDRAND is not available on this CPU (CPUID leaf 1 ECX bit 30 is "       \
+      "clear); select another seed source")                                    \
+    X(RDRAND_R_RDRAND_FAILED, 0,                                               \
+      "RDRAND reported failure (CF=0): the CPU's random number generator may " \
+      "be defective; the request failed and was not retried")                  \
+    X(RDRAND_R_STUCK_ZERO, HEALTH,                                             \
+      "RDRAND returned an all-zero word: the CPU's random number generator "   \
+      "is not usable (check microcode and firmware updates)")                  \
+    X(RDRAND_R_STUCK_ONES, HEALTH,                                             \
+      "RDRAND returned an all-ones word: the CPU's random number generator "   \
+      "is not usable (check microcode and firmware updates)")                  \
+    X(RDRAND_R_REPEATED_WORD, HEALTH,                                          \
+      "RDRAND returned the same 64-bit word twice in a row (repetition count " \
+      "test): the CPU's random number generator is not usable")                \
+    X(RDRAND_R_ADAPTIVE_PROPORTION, HEALTH,                                    \
+      "RDRAND output failed the adaptive proportion test: the CPU's random "   \
+      "number generator is not usable")                                        \
+    X(RDRAND_R_SELFTEST_FAILED, HEALTH,                                        \
+      "RDRAND failed its startup self-test: the CPU's random number "          \
+      "generator is not usable")                                               \
+    X(RDRAND_R_COCO_NO_RDRAND, COCO,                                           \
+      "confidential-computing guest without RDRAND: there is no entropy "      \
+      "source the host cannot influence; this provider will not seed "         \
+      "anything")                                                              \
+    X(RDRAND_R_COCO_SEED_FAILED, COCO,                                         \
+      "confidential-computing guest: RDRAND failed the check at load; this "   \
+      "provider will not seed anything")                                       \
+    X(RDRAND_R_BAD_CONFIG, CONFIG,                                             \
+      "invalid value in the rdrand provider's config "                         \
+      "section")                                                               \
+    X(RDRAND_R_CONFIG_UNREADABLE, CONFIG,                                      \
+      "could not read the rdrand provider's config section from the core")     \
+    X(RDRAND_R_BAD_LENGTH, 0, "requested length is outside the allowed range") \
+    X(RDRAND_R_PARENT_REFUSED, 0,                                              \
+      "RDRAND is a seed source and takes no parent")                           \
+    X(RDRAND_R_NOT_INSTANTIATED, 0, "the RDRAND context is not instantiated")  \
+    X(RDRAND_R_OUT_OF_MEMORY, 0, "out of memory")                              \
+    X(RDRAND_R_BAD_PARAMETER, 0, "invalid parameter")                          \
+    X(RDRAND_R_STRENGTH_TOO_HIGH, 0,                                           \
+      "requested security strength exceeds the 256 bits RDRAND is credited "   \
+      "with")                                                                  \
+    X(RDRAND_R_INTERNAL, 0, "internal error")                                  \
+    X(RDRAND_R_SHORT_CYCLE, HEALTH,                                            \
+      "RDRAND returned a word equal to one of the last 32 words drawn "        \
+      "(short-cycle test): the CPU's random number generator is not usable")   \
+    X(RDRAND_R_STUCK_BIT, HEALTH,                                              \
+      "RDRAND returned 64 words in which one bit position never changed "      \
+      "(stuck-bit test): the CPU's random number generator is not usable")     \
+    X(RDRAND_R_BIASED_BIT, HEALTH,                                             \
+      "RDRAND returned 512 words in which one bit position took one value "    \
+      "343 times or more (bit proportion test): the CPU's random number "      \
+      "generator is not usable")                                               \
+    X(RDRAND_R_NO_AESNI, 0,                                                    \
+      "conditioning = reduce512 needs AES-NI (CPUID leaf 1 ECX bit 25), "      \
+      "which this CPU does not report; set conditioning = none or run on a "   \
+      "CPU with AES-NI")                                                       \
+    X(RDRAND_R_RECOVERY_FAILED, HEALTH,                                        \
+      "RDRAND failed its recovery after a health-test trip: over the 8192 "    \
+      "words drawn to recover, a bit position or a byte value was too "        \
+      "frequent, so the defect persists; this process will not use RDRAND "    \
+      "again: restart it after checking the CPU, its microcode and "           \
+      "firmware")                                                              \
+    X(RDRAND_R_LONG_CYCLE, HEALTH,                                             \
+      "RDRAND returned a word equal to one drawn earlier in this process, "    \
+      "beyond the last 32 (long-cycle test): its output cycles or repeats; "   \
+      "the CPU's random number generator is not usable")
+
+#define RDRAND_REASON_ITEM(id, flags, text) {(id), (text)},
 static const OSSL_ITEM rdrand_reasons[] = {
-    {RDRAND_R_NO_RDRAND,
-     "RDRAND is not available on this CPU (CPUID leaf 1 ECX bit 30 is "
-     "clear); select another seed source"},
-    {RDRAND_R_RDRAND_FAILED,
-     "RDRAND reported failure (CF=0): the CPU's random number generator may "
-     "be defective; the request failed and was not retried"},
-    {RDRAND_R_STUCK_ZERO,
-     "RDRAND returned an all-zero word: the CPU's random number generator "
-     "is not usable (check microcode and firmware updates)"},
-    {RDRAND_R_STUCK_ONES,
-     "RDRAND returned an all-ones word: the CPU's random number generator "
-     "is not usable (check microcode and firmware updates)"},
-    {RDRAND_R_REPEATED_WORD,
-     "RDRAND returned the same 64-bit word twice in a row (repetition count "
-     "test): the CPU's random number generator is not usable"},
-    {RDRAND_R_ADAPTIVE_PROPORTION,
-     "RDRAND output failed the adaptive proportion test: the CPU's random "
-     "number generator is not usable"},
-    {RDRAND_R_SELFTEST_FAILED,
-     "RDRAND failed its startup self-test: the CPU's random number "
-     "generator is not usable"},
-    {RDRAND_R_COCO_NO_RDRAND,
-     "confidential-computing guest without RDRAND: there is no entropy "
-     "source the host cannot influence; this provider will not seed "
-     "anything"},
-    {RDRAND_R_COCO_SEED_FAILED,
-     "confidential-computing guest: RDRAND failed the check at load; this "
-     "provider will not seed anything"},
-    {RDRAND_R_BAD_CONFIG, "invalid value in the rdrand provider's config "
-                          "section"},
-    {RDRAND_R_CONFIG_UNREADABLE,
-     "could not read the rdrand provider's config section from the core"},
-    {RDRAND_R_BAD_LENGTH, "requested length is outside the allowed range"},
-    {RDRAND_R_PARENT_REFUSED, "RDRAND is a seed source and takes no parent"},
-    {RDRAND_R_NOT_INSTANTIATED, "the RDRAND context is not instantiated"},
-    {RDRAND_R_OUT_OF_MEMORY, "out of memory"},
-    {RDRAND_R_BAD_PARAMETER, "invalid parameter"},
-    {RDRAND_R_STRENGTH_TOO_HIGH,
-     "requested security strength exceeds the 256 bits RDRAND is credited "
-     "with"},
-    {RDRAND_R_INTERNAL, "internal error"},
-    {RDRAND_R_SHORT_CYCLE,
-     "RDRAND returned a word equal to one of the last 32 words drawn "
-     "(short-cycle test): the CPU's random number generator is not usable"},
-    {RDRAND_R_STUCK_BIT,
-     "RDRAND returned 64 words in which one bit position never changed "
-     "(stuck-bit test): the CPU's random number generator is not usable"},
-    {RDRAND_R_BIASED_BIT,
-     "RDRAND returned 512 words in which one bit position took one value "
-     "343 times or more (bit proportion test): the CPU's random number "
-     "generator is not usable"},
-    {RDRAND_R_NO_AESNI,
-     "conditioning = reduce512 needs AES-NI (CPUID leaf 1 ECX bit 25), "
-     "which this CPU does not report; set conditioning = none or run on a "
-     "CPU with AES-NI"},
-    {RDRAND_R_RECOVERY_FAILED,
-     "RDRAND failed its recovery after a health-test trip: over the 8192 "
-     "words drawn to recover, a bit position or a byte value was too "
-     "frequent, so the defect persists; this process will not use RDRAND "
-     "again: restart it after checking the CPU, its microcode and "
-     "firmware"},
-    {RDRAND_R_LONG_CYCLE,
-     "RDRAND returned a word equal to one drawn earlier in this process, "
-     "beyond the last 32 (long-cycle test): its output cycles or repeats; "
-     "the CPU's random number generator is not usable"},
-    {0, NULL}};
+    RDRAND_REASONS(RDRAND_REASON_ITEM){0, NULL}};
+#define RDRAND_REASON_FLAGS(id, flags, text)                                   \
+    [(id)-RDRAND_R_NO_RDRAND] = (flags),
+static const unsigned char
+    rdrand_reason_flags[RDRAND_R_MAX - RDRAND_R_NO_RDRAND] = {
+        RDRAND_REASONS(RDRAND_REASON_FLAGS)};
+_Static_assert(sizeof(rdrand_reasons) / sizeof(rdrand_reasons[0])
+                   == RDRAND_R_MAX - RDRAND_R_NO_RDRAND + 1,
+               "every reason has one entry");
+#undef HEALTH
+#undef COCO
+#undef CONFIG
+
+int rdrand_reason_has(int reason, unsigned int flag)
+{
+    return reason >= RDRAND_R_NO_RDRAND && reason < RDRAND_R_MAX
+           && (rdrand_reason_flags[reason - RDRAND_R_NO_RDRAND] & flag) != 0;
+}
 
 const OSSL_ITEM *rdrand_reason_strings(void)
 {

@@ -10,7 +10,7 @@ struct rdrand_prov;
 /*
  * Reason codes (library 0, as the core requires for provider reasons).
  * 0 means "no error" wherever a function returns a reason.
- * The strings live in provider/errors.c; keep the two lists in step.
+ * Their properties and strings are one table in provider/errors.c.
  */
 enum rdrand_reason {
     RDRAND_R_OK = 0,
@@ -40,6 +40,15 @@ enum rdrand_reason {
     RDRAND_R_LONG_CYCLE,        /* a word drawn earlier in the process */
     RDRAND_R_MAX
 };
+
+/* Properties of a reason (errors.c's table). */
+enum rdrand_reason_flag {
+    RDRAND_REASON_HEALTH = 1, /* a health-test verdict: health-failures */
+    RDRAND_REASON_COCO = 2,   /* the CoCo check at load failed */
+    RDRAND_REASON_CONFIG = 4  /* the provider's section was refused */
+};
+/* Whether reason has flag. */
+int rdrand_reason_has(int reason, unsigned int flag);
 
 /* The table served through OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
 const OSSL_ITEM *rdrand_reason_strings(void);

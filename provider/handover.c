@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "handover.h"
+#include "seams.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -18,7 +18,4 @@ void rdrand_handover_put(const struct rdrand_health *h);
  */
 void rdrand_handover_take(struct rdrand_health *h);
 
-/* Drop what waits (rdrand_source_forget: tests only). */
-void rdrand_handover_forget(void);
-
 #endif

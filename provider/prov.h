@@ -13,6 +13,7 @@
 #include "conditioning.h"
 #include "cpu_errata.h"
 #include "cpu_info.h"
+#include "fault.h"
 
 enum rdrand_warn_mode {
     RDRAND_WARN_SYSLOG,
@@ -23,7 +24,8 @@ enum rdrand_coco_mode { RDRAND_COCO_AUTO, RDRAND_COCO_REQUIRE };
 /* docs/conditioning.md */
 enum rdrand_conditioning {
     RDRAND_CONDITIONING_NONE,
-    RDRAND_CONDITIONING_REDUCE512
+    RDRAND_CONDITIONING_REDUCE512,
+    RDRAND_CONDITIONING_REFUSED /* the value written was refused */
 };
 enum rdrand_coco_failure {
     RDRAND_ON_COCO_FAILURE_REFUSE,
@@ -38,19 +40,11 @@ struct rdrand_config {
     unsigned int coco_seed_bits;
     enum rdrand_coco_failure on_coco_failure;
     enum rdrand_conditioning conditioning;
-    /* The conditioning value itself was refused: the param says so. */
-    int conditioning_refused;
-
     /*
-     * A section the provider could not accept (config.c): every request
-     * fails with this, for the life of the provider.  reason is 0 when
-     * the section is good; error says what was wrong (key, value, what is
-     * accepted); state is what health-state shows.
+     * The section's first refused value was warn's: the load's warning
+     * went to syslog.  A refused section refuses the instance (fault.c).
      */
-    int reason;
-    int warn_invalid; /* warn itself was refused: the warning used syslog */
-    char error[224];
-    char state[320];
+    int warn_invalid;
 };
 
 struct rdrand_prov {
@@ -64,9 +58,7 @@ struct rdrand_prov {
     int rdrand_available; /* CPUID leaf 1 ECX bit 30 */
 
     struct rdrand_coco_result coco; /* what detection saw */
-    int coco_enforced;              /* CoCo rules apply: faults never clear */
-    int coco_cause;          /* why the check at load failed (a reason), or 0 */
-    uint64_t coco_seed_bits; /* bits drawn and checked at init */
+    uint64_t coco_seed_bits;        /* bits drawn and checked at init */
 
     /* CPUID leaf 0's vendor string ("" without CPUID): which vendor's
      * reseed claim conditioning rests on (docs/conditioning.md). */
@@ -79,13 +71,8 @@ struct rdrand_prov {
     /* conditioning = reduce512: the CBC-MAC key, drawn at load. */
     struct rdrand_cond_key cond_key;
 
-    /*
-     * The latch, owned by source.c: the reason the source is in error
-     * (RDRAND_R_OK if it is not) in the low 32 bits, and in the high 32 a
-     * generation that every fault bumps, so that a recovery clears only
-     * the fault its self-test answered, never one that came meanwhile.
-     */
-    _Atomic uint64_t fault_state;
+    /* Whether a request may be served: fault.c's alone. */
+    struct rdrand_fault fault;
 };
 
 /* The module's identity: provider/module_rdrand.c or the test module's. */

@@ -19,13 +19,13 @@
 #include "counters.h"
 #include "cpu_errata.h"
 #include "errors.h"
+#include "fault.h"
 #include "hw.h"
 #include "params.h"
 #include "prov.h"
 #include "rand.h"
 #include "source.h"
 #include "status.h"
-#include "verdict.h"
 
 #ifndef RDRAND_PROVIDER_VERSION
 #define RDRAND_PROVIDER_VERSION "0.0.0"
@@ -101,11 +101,9 @@ static const struct {
 /* The conditioning value written, or "refused" when it was refused. */
 static const char *rdrand_conditioning_name(const struct rdrand_prov *prov)
 {
-    if (prov->config.conditioning_refused)
-        return "refused";
-    return prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
-               ? "reduce512"
-               : "none";
+    static const char *const names[] = {"none", "reduce512", "refused"};
+
+    return names[prov->config.conditioning];
 }
 
 /*
@@ -127,7 +125,7 @@ static void rdrand_read_cpu_vendor(struct rdrand_prov *prov)
 static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
 {
     struct rdrand_prov *prov = provctx;
-    uint64_t verdict = rdrand_verdict_load();
+    uint64_t verdict = rdrand_fault_verdict();
     /* The text parameters whose values cost nothing to name up front. */
     const char *const texts[][2] = {
         {OSSL_PROV_PARAM_NAME,
@@ -141,7 +139,7 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         {RDRAND_PARAM_COCO_PLATFORM,
          rdrand_coco_platform_name(prov->coco.platform)},
         {RDRAND_PARAM_COCO_SIGNAL, prov->coco.signal},
-        {RDRAND_PARAM_HEALTH_VERDICT, rdrand_verdict_text(verdict)},
+        {RDRAND_PARAM_HEALTH_VERDICT, rdrand_fault_verdict_text(verdict)},
     };
     const char *const cpu_names[] = {RDRAND_PARAM_CPU_FAMILY,
                                      RDRAND_PARAM_CPU_MODEL,
@@ -156,7 +154,7 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
             && !OSSL_PARAM_set_utf8_ptr(p, texts[i][1]))
             goto bad;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
-        && !OSSL_PARAM_set_int(p, rdrand_source_usable(prov)))
+        && !OSSL_PARAM_set_int(p, rdrand_fault_usable(prov)))
         goto bad;
     for (i = 0;
          i < sizeof(rdrand_counter_params) / sizeof(rdrand_counter_params[0]);
@@ -180,11 +178,10 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         && !rdrand_param_set_uint64(p, RDRAND_VERDICT_TRIPS(verdict)))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_COCO_ENFORCED)) != NULL
-        && !OSSL_PARAM_set_int(p, (verdict & RDRAND_VERDICT_ENFORCED) != 0
-                                      || prov->coco_enforced))
+        && !OSSL_PARAM_set_int(p, rdrand_fault_coco_enforced(prov)))
         goto bad;
     if ((p = OSSL_PARAM_locate(params, RDRAND_PARAM_HEALTH_STATE)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_source_state_text(prov)))
+        && !OSSL_PARAM_set_utf8_ptr(p, rdrand_fault_state_text(prov)))
         goto bad;
     return 1;
 bad:
@@ -277,21 +274,20 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     prov->handle = handle;
     rdrand_take_core_functions(prov, in);
     if (!rdrand_config_load(prov))
-        rdrand_warn(prov, "%s%s", prov->config.state,
+        rdrand_warn(prov, "%s%s", rdrand_fault_state_text(prov),
                     prov->config.warn_invalid
                         ? "; this warning went to syslog, the default, "
                           "because the warn setting itself was refused"
                         : "");
 
-    atomic_init(&prov->fault_state, 0);
     prov->coco.signal = "none";
     prov->rdrand_available = rdrand_hw_leaf1_ecx(30);
     rdrand_read_cpu_vendor(prov);
     rdrand_errata_check(prov);
     /* After a permanent verdict nothing is drawn again, not even here. */
-    if (prov->rdrand_available && rdrand_verdict_reason() == RDRAND_R_OK
+    if (prov->rdrand_available && rdrand_fault_permanent() == RDRAND_R_OK
         && (reason = rdrand_source_selftest()) != RDRAND_R_OK)
-        rdrand_source_record(prov, reason, NULL);
+        rdrand_fault_record(prov, reason, NULL);
     if (!rdrand_coco_init_check(prov)) {
         rdrand_status_coco_refused(prov);
         OPENSSL_clear_free(prov, sizeof(*prov));
@@ -302,10 +298,10 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
      * One line for what the load met, unless a line above (the CoCo
      * check's, reduce512's) already said it and took the warning.
      */
-    if ((reason = rdrand_source_latched(prov)) != RDRAND_R_OK)
-        rdrand_source_warn(prov, reason);
+    if ((reason = rdrand_fault_latched(prov)) != RDRAND_R_OK)
+        rdrand_fault_warn(prov, reason);
     /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
-    if (!prov->rdrand_available && !prov->coco_enforced)
+    if (!prov->rdrand_available && !prov->fault.coco_enforced)
         rdrand_warn(prov,
                     "%s: every seed request from this provider fails; run on "
                     "a CPU with RDRAND or remove the provider from "

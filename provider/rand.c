@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "errors.h"
+#include "fault.h"
 #include "params.h"
 #include "prov.h"
 #include "rand.h"
@@ -333,7 +334,7 @@ static int rdrand_get_ctx_params(void *vctx, OSSL_PARAM params[])
     OSSL_PARAM *p;
     int state = atomic_load(&ctx->state);
 
-    if (state == EVP_RAND_STATE_READY && !rdrand_source_usable(ctx->prov))
+    if (state == EVP_RAND_STATE_READY && !rdrand_fault_usable(ctx->prov))
         state = EVP_RAND_STATE_ERROR;
     if ((p = OSSL_PARAM_locate(params, OSSL_RAND_PARAM_STATE)) != NULL
         && !OSSL_PARAM_set_int(p, state))

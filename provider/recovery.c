@@ -13,7 +13,7 @@
  * Bin(8176, 2^-8) >= 82 has probability 2^-43.4 per lane, 2^-40.4 over
  * 8).  A clean source fails a recovery with probability about 2^-33.6
  * (16 windows of every test at 2^-37.7, the two sums, the self-test);
- * verdict.c counts that in the permanent verdict's false-positive rate.
+ * fault.c counts that in the permanent verdict's false-positive rate.
  * It costs ~8800 RDRANDs (~0.3 ms at 35 ns) and runs only after a trip.
  * docs/health-tests.md, "Intermittent and permanent", has the table.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "samples.h"
+#include "seams.h"
 
 /*
  * Why a process-wide table.  A thread's own tests see 32 words back
@@ -37,7 +38,7 @@
  * ln(2^-20) / ln(1 - q) repeated words pass before the trip with
  * probability 2^-20: 49 words (392 bytes) for p <= 200, 50 for 2,048,
  * 52 for 4,096, 58 for 10,000, 85 for 32,768, 249 for 100,000.  The
- * request holding the caught word fails, and the verdict (verdict.c)
+ * request holding the caught word fails, and the verdict (fault.c)
  * keeps a cycle out: its recovery's words repeat too and trip again.
  *
  * False positives.  A match needs an equal 64-bit check (samples.h): the

@@ -78,7 +78,4 @@ static inline uint64_t rdrand_samples_step(struct rdrand_samples *t, uint64_t w,
 struct rdrand_samples *rdrand_samples_process(uint64_t key[2],
                                               const uint64_t *words, size_t n);
 
-/* Forget every digest and the key (rdrand_source_forget: tests only). */
-void rdrand_samples_forget(void);
-
 #endif

@@ -6,16 +6,15 @@
 
 #include <openssl/crypto.h>
 
-#include "coco_policy.h"
 #include "conditioning.h"
-#include "config.h"
 #include "counters.h"
 #include "draw.h"
 #include "errors.h"
+#include "fault.h"
 #include "handover.h"
 #include "recovery.h"
 #include "samples.h"
-#include "verdict.h"
+#include "seams.h"
 
 /*
  * The continuous tests must see the stream this process draws, not one
@@ -79,7 +78,7 @@ struct rdrand_health *rdrand_source_health(void)
 void rdrand_source_forget(void)
 {
     rdrand_health_init(&rdrand_thread_health);
-    rdrand_verdict_forget();
+    rdrand_fault_forget();
     rdrand_samples_forget();
     rdrand_handover_forget();
 }
@@ -124,181 +123,35 @@ static int rdrand_source_recover(void)
     return reason;
 }
 
-static int rdrand_is_health_reason(int reason)
-{
-    return reason == RDRAND_R_STUCK_ZERO || reason == RDRAND_R_STUCK_ONES
-           || reason == RDRAND_R_REPEATED_WORD || reason == RDRAND_R_SHORT_CYCLE
-           || reason == RDRAND_R_LONG_CYCLE || reason == RDRAND_R_STUCK_BIT
-           || reason == RDRAND_R_BIASED_BIT
-           || reason == RDRAND_R_ADAPTIVE_PROPORTION
-           || reason == RDRAND_R_SELFTEST_FAILED
-           || reason == RDRAND_R_RECOVERY_FAILED;
-}
-
-#define RDRAND_FAULT_REASON(state) ((int)((state)&0xffffffffu))
-
-/* Latch reason (an earlier one is kept unless replace); bump the generation. */
-static void rdrand_source_latch(struct rdrand_prov *prov, int reason,
-                                int replace)
-{
-    uint64_t state = atomic_load(&prov->fault_state), next;
-
-    do {
-        int kept = RDRAND_FAULT_REASON(state);
-
-        if (replace || kept == RDRAND_R_OK)
-            kept = reason;
-        next = ((state >> 32) + 1) << 32 | (uint32_t)kept;
-    } while (!atomic_compare_exchange_weak(&prov->fault_state, &state, next));
-}
-
-int rdrand_source_latched(const struct rdrand_prov *prov)
-{
-    int latched = RDRAND_FAULT_REASON(atomic_load(&prov->fault_state));
-
-    return latched != RDRAND_R_OK ? latched : rdrand_verdict_reason();
-}
-
-void rdrand_source_latch_coco(struct rdrand_prov *prov, int coco_reason)
-{
-    rdrand_source_latch(prov, coco_reason, 1);
-}
-
-void rdrand_source_record(struct rdrand_prov *prov, int reason,
-                          const char *what)
-{
-    int permanent;
-
-    /* The first fault is the one worth reporting: it is kept. */
-    rdrand_source_latch(prov, reason, 0);
-    permanent = rdrand_verdict_trip(reason);
-    if (rdrand_is_health_reason(reason))
-        rdrand_counter_add(RDRAND_CTR_HEALTH_FAILURES, 1);
-    if (what != NULL)
-        RDRAND_RAISE(prov, reason, "%s%s", what,
-                     permanent ? "; the process's verdict on RDRAND is now "
-                                 "permanent (health-verdict): no request "
-                                 "is served again in this process"
-                               : "");
-}
-
-void rdrand_source_warn(const struct rdrand_prov *prov, int reason)
-{
-    if (rdrand_verdict_load() & RDRAND_VERDICT_PERMANENT)
-        rdrand_warn_permanent(prov, reason);
-    else
-        rdrand_warn_once(prov, reason);
-}
-
-void rdrand_source_fault(struct rdrand_prov *prov, int reason, const char *what)
-{
-    rdrand_source_record(prov, reason, what);
-    rdrand_source_warn(prov, reason);
-}
-
 /*
- * A request the instance's config refuses (a refused value, a keyless
- * reduce512); a fork()ed child refused here under a permanent verdict
- * owes the verdict's line too.
- */
-static int rdrand_source_config_refuses(const struct rdrand_prov *prov,
-                                        uint64_t v, const char *request,
-                                        size_t len)
-{
-    if (!rdrand_config_refuses(prov, request, len))
-        return 0;
-    if (v & RDRAND_VERDICT_PERMANENT)
-        rdrand_warn_permanent(prov, rdrand_verdict_reason());
-    return 1;
-}
-
-/* Why a permanent verdict fails this request, for the error queue. */
-static void rdrand_source_refuse(const struct rdrand_prov *prov, uint64_t v,
-                                 int latched, const char *request, size_t len)
-{
-    if (prov->coco_cause != RDRAND_R_OK || (v & RDRAND_VERDICT_ENFORCED))
-        RDRAND_RAISE(prov, latched,
-                     "latched in a confidential guest (%s%s)%s%s: restart "
-                     "the process on working hardware",
-                     rdrand_coco_platform_name(prov->coco.platform),
-                     prov->coco_enforced ? ""
-                                         : "; CoCo rules set by another "
-                                           "instance in this process",
-                     prov->coco_cause ? " since: " : "",
-                     prov->coco_cause ? rdrand_reason_text(prov->coco_cause)
-                                      : "");
-    else
-        RDRAND_RAISE(prov, latched,
-                     "%s of %zu bytes failed: RDRAND tripped the health "
-                     "tests again within %llu words of an earlier trip, or "
-                     "failed its recovery; the process will not use it "
-                     "again: restart it after checking the CPU, microcode "
-                     "and firmware",
-                     request, len,
-                     (unsigned long long)RDRAND_VERDICT_HORIZON_WORDS);
-}
-
-/*
- * Recovery policy (the verdict itself is verdict.c's).  A fault latches
- * the instance that met it and counts a trip for the process.  Before a
- * request is served after a trip that no passed recovery has answered
- * yet, it recovers: the self-test and the long sample (recovery.c),
- * none of it delivered; it proceeds only if they pass.  A thread's first
- * request runs the self-test.  A second trip soon after the first, which
- * is what a failed recovery is, makes the verdict permanent, and then no
- * instance on any thread serves again: one relaxed load per request
- * tells (the same load gives the trip count).  Under CoCo rules the
- * first fault is permanent.  The test state is not reset by a fault: a
- * failing APT window or bit run starts over (one defect, one failure),
- * the history goes on.
+ * What fault.c admits, with the thread's part of it: the self-test of a
+ * thread's first request, the recovery or self-test fault.c asks for.
+ * The mode is chosen here, so that every mode passes the same admission.
  */
 int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
                        const char *request)
 {
-    uint64_t state = atomic_load(&prov->fault_state);
-    uint64_t v = rdrand_verdict_load();
-    int latched = RDRAND_FAULT_REASON(state);
+    struct rdrand_ticket t;
     int reason = RDRAND_R_OK;
     char what[96];
 
-    if (rdrand_source_config_refuses(prov, v, request, len))
-        return 0; /* before anything a recovery could clear */
-    if ((v & RDRAND_VERDICT_PERMANENT)
-        || (latched != RDRAND_R_OK && prov->coco_cause != RDRAND_R_OK)) {
-        rdrand_source_refuse(
-            prov, v, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason(),
-            request, len);
-        /* A fork()ed child inherits the verdict, not the parent's warning. */
-        rdrand_warn_permanent(
-            prov, latched != RDRAND_R_OK ? latched : rdrand_verdict_reason());
+    switch (rdrand_fault_admit(prov, &t, request, len)) {
+    case RDRAND_ADMIT_REFUSED:
         return 0;
-    }
-    if (!prov->rdrand_available) {
-        RDRAND_RAISE(prov, RDRAND_R_NO_RDRAND, "%s of %zu bytes failed",
-                     request, len);
-        return 0;
-    }
-    if (latched != RDRAND_R_OK || !rdrand_thread_health.warm
-        || rdrand_verdict_unanswered(v)) {
-        if (rdrand_verdict_unanswered(v)) {
-            if ((reason = rdrand_source_recover()) == RDRAND_R_OK)
-                rdrand_verdict_answer(v); /* a later trip is not answered */
-        } else {
+    case RDRAND_ADMIT_RECOVER:
+        reason = rdrand_source_recover();
+        break;
+    case RDRAND_ADMIT_RETEST:
+        reason = rdrand_source_selftest();
+        break;
+    case RDRAND_ADMIT_SERVE:
+        if (!rdrand_thread_health.warm) /* the thread's first request */
             reason = rdrand_source_selftest();
-        }
-        /* Clear only if no fault came while the recovery ran. */
-        if (reason == RDRAND_R_OK && latched != RDRAND_R_OK
-            && !atomic_compare_exchange_strong(&prov->fault_state, &state,
-                                               state >> 32 << 32)
-            && (latched = RDRAND_FAULT_REASON(state)) != RDRAND_R_OK) {
-            RDRAND_RAISE(prov, latched,
-                         "%s of %zu bytes failed: another request met "
-                         "this fault during recovery",
-                         request, len);
-            return 0;
-        }
+        break;
     }
-    /* The mode is chosen here, so recovery and latching stay in one place. */
+    if (reason == RDRAND_R_OK && t.admit != RDRAND_ADMIT_SERVE
+        && !rdrand_fault_answered(prov, &t, request, len))
+        return 0;
     if (reason == RDRAND_R_OK)
         reason = prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
                      ? rdrand_cond_fill(&prov->cond_key, &rdrand_thread_health,
@@ -309,24 +162,6 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
     snprintf(what, sizeof(what),
              "%s of %zu bytes failed closed: nothing was delivered", request,
              len);
-    rdrand_source_fault(prov, reason, what);
+    rdrand_fault_report(prov, reason, what);
     return 0;
-}
-
-int rdrand_source_usable(const struct rdrand_prov *prov)
-{
-    return rdrand_config_ok(prov) && prov->rdrand_available
-           && rdrand_source_latched(prov) == RDRAND_R_OK;
-}
-
-const char *rdrand_source_state_text(const struct rdrand_prov *prov)
-{
-    int fault = rdrand_source_latched(prov);
-
-    if (!rdrand_config_ok(prov))
-        return prov->config.state;
-    if (fault != RDRAND_R_OK)
-        return rdrand_reason_text(fault);
-    return prov->rdrand_available ? "ok"
-                                  : rdrand_reason_text(RDRAND_R_NO_RDRAND);
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fault.h"
 #include "prov.h"
 
 #ifndef RDRAND_PROVIDER_VERSION
@@ -90,11 +91,11 @@ static void rdrand_status_identity(const struct rdrand_prov *prov)
 static enum rdrand_status_conditioning
 rdrand_status_cond(const struct rdrand_prov *prov)
 {
-    if (prov->config.conditioning_refused)
-        return RDRAND_STATUS_COND_REFUSED;
-    return prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
-               ? RDRAND_STATUS_COND_REDUCE512
-               : RDRAND_STATUS_COND_NONE;
+    static const enum rdrand_status_conditioning cond[] = {
+        RDRAND_STATUS_COND_NONE, RDRAND_STATUS_COND_REDUCE512,
+        RDRAND_STATUS_COND_REFUSED};
+
+    return cond[prov->config.conditioning];
 }
 
 /* The CoCo check's outcome, for loaded and refused instances alike. */
@@ -104,10 +105,10 @@ static void rdrand_status_coco(const struct rdrand_prov *prov)
 
     atomic_store_explicit(&b->rdrand_available, prov->rdrand_available,
                           memory_order_relaxed);
-    if (prov->coco_cause != 0)
-        atomic_store_explicit(&b->coco_cause, prov->coco_cause,
+    if (prov->fault.coco_cause != 0)
+        atomic_store_explicit(&b->coco_cause, prov->fault.coco_cause,
                               memory_order_relaxed);
-    if (prov->coco_enforced)
+    if (prov->fault.coco_enforced)
         atomic_store_explicit(&b->coco_seed_bits, prov->coco_seed_bits,
                               memory_order_relaxed);
 }
@@ -120,7 +121,7 @@ static void rdrand_status_count(const struct rdrand_prov *prov, int delta)
                               memory_order_relaxed);
     atomic_fetch_add_explicit(&b->live_conditioning[rdrand_status_cond(prov)],
                               (uint32_t)delta, memory_order_relaxed);
-    if (prov->config.reason != 0)
+    if (rdrand_fault_refused(prov) != 0)
         atomic_fetch_add_explicit(&b->live_config_refused, (uint32_t)delta,
                                   memory_order_relaxed);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The exported status block (include/rdrand_status.h): the storage of
- * the counters (counters.c) and of the verdict (verdict.c), and the
+ * the counters (counters.c) and of the verdict (fault.c), and the
  * instances' state, written where it changes (load, teardown).
  */
 #ifndef RDRAND_STATUS_PRIV_H

@@ -138,8 +138,7 @@ static void collect_errors_at(struct dynamic *d, size_t len)
 
         /* A provider's reasons come with a library number of its own. */
         if (ERR_GET_LIB(e) >= ERR_LIB_USER
-            && (ERR_GET_REASON(e) == RDRAND_R_COCO_NO_RDRAND
-                || ERR_GET_REASON(e) == RDRAND_R_COCO_SEED_FAILED))
+            && rdrand_reason_has(ERR_GET_REASON(e), RDRAND_REASON_COCO))
             d->coco_refused = 1;
         /*
          * The seed source [random] names could not be fetched: 3.0-3.6

@@ -30,6 +30,7 @@
 #include "counters.h"
 #include "fake_core.h"
 #include "rand.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
 

@@ -14,6 +14,7 @@
 #include <openssl/params.h>
 
 #include "health.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
 

@@ -26,6 +26,7 @@
 #include "fake_core.h"
 #include "health.h"
 #include "rand.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
 

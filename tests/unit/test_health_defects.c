@@ -30,6 +30,7 @@
 
 #include "fake_core.h"
 #include "health.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
 

@@ -36,6 +36,7 @@
 #include "health.h"
 #include "recovery.h"
 #include "samples.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
 

@@ -26,12 +26,13 @@
 
 #include "errors.h"
 #include "fake_core.h"
+#include "fault.h"
 #include "health.h"
 #include "rand.h"
 #include "recovery.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
-#include "verdict.h"
 
 struct fixture {
     void *provctx;
@@ -369,7 +370,7 @@ static void test_wrong_param_types(void **state)
  */
 static void fault_from_elsewhere(void *provctx)
 {
-    rdrand_source_fault(provctx, RDRAND_R_STUCK_ONES, NULL);
+    rdrand_fault_report(provctx, RDRAND_R_STUCK_ONES, NULL);
 }
 
 static void test_fault_during_recovery(void **state)
@@ -451,7 +452,7 @@ static void recovery_then_fault(void *arg)
     assert_int_equal(pthread_create(&t, NULL, recover_elsewhere_run, f), 0);
     assert_int_equal(pthread_join(t, &served), 0);
     assert_non_null(served); /* it recovered and served */
-    rdrand_source_fault(f->provctx, RDRAND_R_RDRAND_FAILED, NULL);
+    rdrand_fault_report(f->provctx, RDRAND_R_RDRAND_FAILED, NULL);
 }
 
 static void test_fault_after_recovery_during_recovery(void **state)
@@ -487,7 +488,7 @@ static void draw_words(struct fixture *f, uint64_t n)
 }
 
 /*
- * The horizon (verdict.c): a trip is intermittent (answered by a passing
+ * The horizon (fault.c): a trip is intermittent (answered by a passing
  * recovery, service resumes) unless it comes within 2^20 words of the
  * previous one; then the verdict is permanent, for every instance.
  */
@@ -499,20 +500,20 @@ static void test_trips_within_horizon_are_permanent(void **state)
     (void)state;
     fixture_up(&f, "");
     draw_words(&f, 1000);
-    rdrand_source_fault(f.provctx, RDRAND_R_RDRAND_FAILED, NULL);
+    rdrand_fault_report(f.provctx, RDRAND_R_RDRAND_FAILED, NULL);
     assert_string_equal(
         fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
         "intermittent");
     assert_int_equal(fake_get_u64(f.prov, f.provctx, RDRAND_PARAM_HEALTH_TRIPS),
                      1);
     draw_words(&f, RDRAND_VERDICT_HORIZON_WORDS); /* recovers, serves */
-    rdrand_source_fault(f.provctx, RDRAND_R_STUCK_ONES, NULL);
+    rdrand_fault_report(f.provctx, RDRAND_R_STUCK_ONES, NULL);
     assert_string_equal(
         fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
         "intermittent");
     /* Just under the horizon after the second: the third is permanent. */
     draw_words(&f, RDRAND_VERDICT_HORIZON_WORDS - 2 * 4096);
-    rdrand_source_fault(f.provctx, RDRAND_R_RDRAND_FAILED, NULL);
+    rdrand_fault_report(f.provctx, RDRAND_R_RDRAND_FAILED, NULL);
     assert_string_equal(
         fake_get_utf8(f.prov, f.provctx, RDRAND_PARAM_HEALTH_VERDICT),
         "permanent");

@@ -15,8 +15,10 @@
 
 #include "counters.h"
 #include "errors.h"
+#include "fault.h"
+#include "prov.h"
+#include "seams.h"
 #include "status.h"
-#include "verdict.h"
 
 /* The exported name (an alias of the block). */
 extern struct rdrand_status rdrand_status;
@@ -70,18 +72,20 @@ static void test_counters_are_the_block(void **state)
 
 static void test_verdict_is_the_block(void **state)
 {
+    struct rdrand_prov prov = {0}; /* raises nothing: no core */
+
     (void)state;
-    rdrand_verdict_forget();
+    rdrand_fault_forget();
     assert_true(atomic_load(&rdrand_status.verdict) == 0);
-    rdrand_verdict_trip(RDRAND_R_RDRAND_FAILED);
+    rdrand_fault_record(&prov, RDRAND_R_RDRAND_FAILED, NULL);
     assert_true(RDRAND_STATUS_VERDICT_TRIPS(atomic_load(&rdrand_status.verdict))
                 == 1);
-    rdrand_verdict_enforce(); /* a trip under CoCo rules is permanent */
+    rdrand_fault_enforce_coco(&prov); /* a trip under CoCo rules: permanent */
     assert_true(atomic_load(&rdrand_status.verdict)
                 & RDRAND_STATUS_VERDICT_PERMANENT);
     assert_int_equal(atomic_load(&rdrand_status.verdict_reason),
                      RDRAND_R_RDRAND_FAILED);
-    rdrand_verdict_forget();
+    rdrand_fault_forget();
 }
 
 static void test_generation(void **state)

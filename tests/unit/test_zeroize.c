@@ -35,6 +35,7 @@
 #include "health.h"
 #include "prov.h"
 #include "rand.h"
+#include "seams.h"
 #include "sim.h"
 #include "source.h"
 #include "stack_scan.h"

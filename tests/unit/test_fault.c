@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fault.c alone: what a request is told to do (rdrand_fault_admit) for
+ * each fault state, with a bare instance and no core, and errors.c's one
+ * table of reasons.  The same decisions through the loaded module are
+ * test_rand's, test_health_latch's and test_coco_process's.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "counters.h"
+#include "errors.h"
+#include "fault.h"
+#include "health.h"
+#include "prov.h"
+#include "seams.h"
+
+/* No core: raising is a no-op, warnings go nowhere (warn = none). */
+static struct rdrand_prov *bare(struct rdrand_prov *prov)
+{
+    *prov = (struct rdrand_prov){.rdrand_available = 1};
+    prov->config.warn = RDRAND_WARN_NONE;
+    prov->coco.signal = "none";
+    rdrand_fault_forget();
+    return prov;
+}
+
+static enum rdrand_admit admit(struct rdrand_prov *prov,
+                               struct rdrand_ticket *t)
+{
+    return rdrand_fault_admit(prov, t, "seed request", 48);
+}
+
+static void test_clean_instance_serves(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    assert_int_equal(admit(bare(&prov), &t), RDRAND_ADMIT_SERVE);
+    assert_int_equal(rdrand_fault_usable(&prov), 1);
+    assert_string_equal(rdrand_fault_state_text(&prov), "ok");
+    assert_string_equal(rdrand_fault_verdict_text(rdrand_fault_verdict()),
+                        "ok");
+}
+
+static void test_no_rdrand_is_refused(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    bare(&prov)->rdrand_available = 0;
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(rdrand_fault_usable(&prov), 0);
+    assert_string_equal(rdrand_fault_state_text(&prov),
+                        rdrand_reason_text(RDRAND_R_NO_RDRAND));
+}
+
+/* A trip: the next request recovers; once answered, the latch clears. */
+static void test_trip_recovers_then_serves(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_record(bare(&prov), RDRAND_R_STUCK_ONES, NULL);
+    assert_string_equal(rdrand_fault_verdict_text(rdrand_fault_verdict()),
+                        "intermittent");
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_STUCK_ONES);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_RECOVER);
+    assert_int_equal(rdrand_fault_answered(&prov, &t, "seed request", 48), 1);
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_OK);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_SERVE);
+}
+
+/* Another instance latched by the trip a recovery answered: a self-test. */
+static void test_answered_trip_retests_other_instance(void **state)
+{
+    struct rdrand_prov a, b;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_record(bare(&a), RDRAND_R_RDRAND_FAILED, NULL);
+    memcpy(&b, &a, sizeof(b)); /* latched by the same trip */
+    assert_int_equal(admit(&a, &t), RDRAND_ADMIT_RECOVER);
+    assert_int_equal(rdrand_fault_answered(&a, &t, "seed request", 48), 1);
+    assert_int_equal(admit(&b, &t), RDRAND_ADMIT_RETEST);
+    assert_int_equal(rdrand_fault_answered(&b, &t, "seed request", 48), 1);
+    assert_int_equal(admit(&b, &t), RDRAND_ADMIT_SERVE);
+}
+
+/* A fault met while a recovery ran is not cleared by that recovery. */
+static void test_fault_during_recovery_is_kept(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_record(bare(&prov), RDRAND_R_STUCK_ZERO, NULL);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_RECOVER);
+    rdrand_fault_record(&prov, RDRAND_R_RDRAND_FAILED, NULL);
+    assert_int_equal(rdrand_fault_answered(&prov, &t, "seed request", 48), 0);
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_STUCK_ZERO);
+}
+
+/* Two trips within the horizon: permanent, for every instance. */
+static void test_second_trip_is_permanent(void **state)
+{
+    struct rdrand_prov a, b;
+    struct rdrand_ticket t;
+
+    (void)state;
+    bare(&a);
+    memcpy(&b, &a, sizeof(b));
+    rdrand_fault_record(&a, RDRAND_R_BIASED_BIT, NULL);
+    rdrand_fault_record(&a, RDRAND_R_STUCK_BIT, NULL);
+    assert_string_equal(rdrand_fault_verdict_text(rdrand_fault_verdict()),
+                        "permanent");
+    assert_int_equal(rdrand_fault_permanent(), RDRAND_R_STUCK_BIT);
+    assert_int_equal(admit(&a, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(admit(&b, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(rdrand_fault_latched(&b), RDRAND_R_STUCK_BIT);
+    assert_int_equal(rdrand_fault_usable(&b), 0);
+}
+
+/* Under CoCo rules the first trip, even one met before them, is permanent. */
+static void test_coco_rules_make_trips_permanent(void **state)
+{
+    struct rdrand_prov a, b;
+    struct rdrand_ticket t;
+
+    (void)state;
+    bare(&a);
+    memcpy(&b, &a, sizeof(b));
+    rdrand_fault_record(&a, RDRAND_R_RDRAND_FAILED, NULL);
+    assert_int_equal(rdrand_fault_coco_enforced(&b), 0);
+    rdrand_fault_enforce_coco(&a);
+    assert_int_equal(rdrand_fault_coco_enforced(&b), 1); /* the process's */
+    assert_int_equal(rdrand_fault_permanent(), RDRAND_R_RDRAND_FAILED);
+    assert_int_equal(admit(&b, &t), RDRAND_ADMIT_REFUSED);
+}
+
+/* A failed CoCo check latches its CoCo reason over the cause; no recovery. */
+static void test_coco_failure_latches_for_good(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_enforce_coco(bare(&prov));
+    assert_int_equal(rdrand_fault_coco_failed(&prov, RDRAND_R_NO_RDRAND),
+                     RDRAND_R_COCO_NO_RDRAND);
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_COCO_NO_RDRAND);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    bare(&prov);
+    rdrand_fault_record(&prov, RDRAND_R_SELFTEST_FAILED, NULL);
+    rdrand_fault_forget(); /* not permanent: only the CoCo cause holds it */
+    assert_int_equal(rdrand_fault_coco_failed(&prov, RDRAND_R_SELFTEST_FAILED),
+                     RDRAND_R_COCO_SEED_FAILED);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_COCO_SEED_FAILED);
+}
+
+/* A refusal: the first is kept, it outlives any passing test, it is shown. */
+static void test_refusal_is_first_and_final(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_refuse(bare(&prov), RDRAND_R_BAD_CONFIG, "warn = loud");
+    rdrand_fault_refuse(&prov, RDRAND_R_NO_AESNI, "no AES-NI");
+    assert_int_equal(rdrand_fault_refused(&prov), RDRAND_R_BAD_CONFIG);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(rdrand_fault_usable(&prov), 0);
+    assert_non_null(strstr(rdrand_fault_state_text(&prov), "warn = loud"));
+    assert_non_null(strstr(rdrand_fault_state_text(&prov),
+                           rdrand_reason_text(RDRAND_R_BAD_CONFIG)));
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+}
+
+/* health-failures counts the health tests' verdicts, not a CF=0. */
+static void test_health_failures_counted_by_table(void **state)
+{
+    struct rdrand_prov prov;
+    uint64_t before = rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES);
+
+    (void)state;
+    rdrand_fault_record(bare(&prov), RDRAND_R_RDRAND_FAILED, NULL);
+    assert_true(rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES) == before);
+    rdrand_fault_record(&prov, RDRAND_R_REPEATED_WORD, NULL);
+    assert_true(rdrand_counter_get(RDRAND_CTR_HEALTH_FAILURES) == before + 1);
+}
+
+/* errors.c's table: every reason once, each with the properties it has. */
+static void test_reason_table(void **state)
+{
+    const OSSL_ITEM *r = rdrand_reason_strings();
+    size_t n = 0;
+
+    (void)state;
+    for (; r[n].ptr != NULL; n++) {
+        assert_int_equal(r[n].id, RDRAND_R_NO_RDRAND + n);
+        assert_string_equal(rdrand_reason_text((int)r[n].id), r[n].ptr);
+    }
+    assert_int_equal(n, RDRAND_R_MAX - RDRAND_R_NO_RDRAND);
+    /* Every verdict bit of the health tests is a health reason. */
+    for (unsigned int bit = 0; bit < 32; bit++)
+        if (rdrand_health_reason(1u << bit) != RDRAND_R_OK)
+            assert_true(rdrand_reason_has(rdrand_health_reason(1u << bit),
+                                          RDRAND_REASON_HEALTH));
+    for (int id = RDRAND_R_NO_RDRAND; id < RDRAND_R_MAX; id++) {
+        int coco =
+            id == RDRAND_R_COCO_NO_RDRAND || id == RDRAND_R_COCO_SEED_FAILED;
+        int config =
+            id == RDRAND_R_BAD_CONFIG || id == RDRAND_R_CONFIG_UNREADABLE;
+
+        assert_int_equal(rdrand_reason_has(id, RDRAND_REASON_COCO), coco);
+        assert_int_equal(rdrand_reason_has(id, RDRAND_REASON_CONFIG), config);
+    }
+    assert_true(
+        rdrand_reason_has(RDRAND_R_SELFTEST_FAILED, RDRAND_REASON_HEALTH));
+    assert_true(
+        rdrand_reason_has(RDRAND_R_RECOVERY_FAILED, RDRAND_REASON_HEALTH));
+    assert_false(
+        rdrand_reason_has(RDRAND_R_RDRAND_FAILED, RDRAND_REASON_HEALTH));
+    assert_false(rdrand_reason_has(RDRAND_R_OK, RDRAND_REASON_HEALTH));
+    assert_false(rdrand_reason_has(RDRAND_R_MAX, RDRAND_REASON_HEALTH));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clean_instance_serves),
+        cmocka_unit_test(test_no_rdrand_is_refused),
+        cmocka_unit_test(test_trip_recovers_then_serves),
+        cmocka_unit_test(test_answered_trip_retests_other_instance),
+        cmocka_unit_test(test_fault_during_recovery_is_kept),
+        cmocka_unit_test(test_second_trip_is_permanent),
+        cmocka_unit_test(test_coco_rules_make_trips_permanent),
+        cmocka_unit_test(test_coco_failure_latches_for_good),
+        cmocka_unit_test(test_refusal_is_first_and_final),
+        cmocka_unit_test(test_health_failures_counted_by_table),
+        cmocka_unit_test(test_reason_table),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
