@@ -79,22 +79,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ok)
         abort(); /* a config never refuses to load: it latches (config.c) */
     {
-        const struct rdrand_config *c =
-            &((struct rdrand_prov *)provctx)->config;
+        const struct rdrand_prov *p = provctx;
+        const struct rdrand_config *c = &p->config;
+        int refused = rdrand_fault_refused(p);
 
-        if (fails && c->reason != RDRAND_R_CONFIG_UNREADABLE)
+        if (fails && refused != RDRAND_R_CONFIG_UNREADABLE)
             abort(); /* an unreadable section must latch as such */
-        if (c->reason != 0 && c->reason != RDRAND_R_BAD_CONFIG
-            && c->reason != RDRAND_R_CONFIG_UNREADABLE)
+        if (refused != 0 && !rdrand_reason_has(refused, RDRAND_REASON_CONFIG))
             abort(); /* latched without saying why */
-        if (c->reason != 0 && fake_error_count != 0)
+        if (refused != 0 && fake_error_count != 0)
             abort(); /* nothing is raised at load: each request raises it */
         if (c->warn > RDRAND_WARN_NONE || c->coco > RDRAND_COCO_REQUIRE
             || c->on_coco_failure > RDRAND_ON_COCO_FAILURE_ABORT
             || c->coco_seed_bits < RDRAND_COCO_SEED_BITS_MIN
             || c->coco_seed_bits > RDRAND_COCO_SEED_BITS_MAX
             || c->coco_seed_bits % 64 != 0
-            || c->conditioning > RDRAND_CONDITIONING_REDUCE512)
+            || c->conditioning > RDRAND_CONDITIONING_REFUSED
+            || (c->conditioning == RDRAND_CONDITIONING_REFUSED && refused == 0))
             abort(); /* took something out of range */
         ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
             prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
