@@ -87,6 +87,7 @@
 #include "health.h"
 #include "hw.h"
 #include "rand.h"
+#include "seams.h"
 
 #define BENCH_TARGET_NS 5e6 /* calibrated batch length */
 #define BENCH_MAX_BYTES 4096

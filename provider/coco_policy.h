@@ -14,11 +14,4 @@
  */
 int rdrand_coco_init_check(struct rdrand_prov *prov);
 
-/*
- * The draw itself, into scratch (at least coco_seed_bits / 8 bytes),
- * which is wiped before it returns.  RDRAND_R_OK or the reason.
- */
-int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
-                           size_t scratch_len);
-
 #endif

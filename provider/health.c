@@ -202,14 +202,3 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
     h->warm = reason == RDRAND_R_OK;
     return reason;
 }
-
-int rdrand_health_selftest_sample(const uint64_t *words, size_t n)
-{
-    struct rdrand_health h;
-    int reason;
-
-    rdrand_health_init(&h);
-    reason = rdrand_health_selftest(&h, words, n);
-    rdrand_health_init(&h);
-    return reason;
-}

@@ -370,10 +370,10 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
     return rdrand_health_failed(h, c, slot, &f, w);
 }
 
-/* The APT count of byte lane 0..7 in the current window (for tests). */
+/* The APT count of byte lane 0..7 in the current window (recovery.c). */
 unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane);
 
-/* The count of ones of bit 0..63 in the current window (for tests). */
+/* The count of ones of bit 0..63 in the current window (recovery.c). */
 unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit);
 
 /* 1 when the next word checked opens an APT window (it becomes the reference).
@@ -406,8 +406,5 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
  * takes both values, neighbours differ in enough bits.  1 if they hold.
  */
 int rdrand_health_sample_rules(const uint64_t *words, size_t n);
-
-/* The same on a fresh state (for tests and tools). */
-int rdrand_health_selftest_sample(const uint64_t *words, size_t n);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "errors.h"
 #include "health.h"
+#include "selftest_sample.h"
 
 /*
  * The derived numbers, written out (docs/health-tests.md): a test written

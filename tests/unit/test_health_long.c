@@ -24,6 +24,7 @@
 
 #include "errors.h"
 #include "health.h"
+#include "selftest_sample.h"
 
 #define RDRAND_LONG_WORDS 10000000u
 #define RDRAND_LONG_SELFTESTS 100000u
