@@ -5,24 +5,11 @@
  * rdrand_coco_gather() takes a snapshot of every signal through the hw
  * seam; rdrand_coco_detect() is a pure function of that snapshot, so the
  * tests can feed it every platform and every contradiction.
- * Rule: any positive or conflicting signal means CoCo.  What we could not
- * see means CoCo only where it hides the one carrier of a signal that
- * nothing readable covers, because a CoCo verdict is not free (every
- * later fault latches for the life of the process):
- *  - no CPUID (not x86): "none"; there is no x86 guest and no RDRAND.
- *  - /sys/devices/platform not a readable directory of the kernel's sysfs
- *    (missing, a tmpfs or sandbox stand-in: "unmounted:/sys/devices/
- *    platform"; statfs failing: "unreadable:/sys/devices/platform"), or
- *    /sys/devices/platform/sev-guest not stat-able under it
- *    ("unreadable:/sys/devices/platform/sev-guest"): unknown-cvm.  The
- *    kernel registers that device in every SNP guest, and the host can
- *    hide SNP's CPUID bit and a sandbox its /dev nodes.
- *  - Nothing else unseen votes: /proc/cpuinfo (tdx_guest follows leaf
- *    0x21, which the TDX module answers), /dev/tdx_guest, /dev/sev-guest,
- *    /sys/devices/system/cpu/sev and configfs-tsm (each covered by leaf
- *    0x21 or the sev-guest device), and the SEV_STATUS MSR (unreadable
- *    without privilege on every machine).
- * docs/coco.md argues each signal, in the same terms.
+ * Rule: any positive or conflicting signal means CoCo; what could not
+ * be seen means CoCo only where it hides the one carrier that nothing
+ * readable covers (the kernel's sysfs view of sev-guest), because a CoCo
+ * verdict is not free: every later fault is permanent.
+ * docs/coco.md ("What is detected, and how") argues each signal once.
  */
 #ifndef RDRAND_COCO_H
 #define RDRAND_COCO_H

@@ -2,49 +2,13 @@
 /*
  * Health tests on RDRAND words (SP 800-90B 4.4) and the startup self-test.
  *
- * RDRAND is the output of a DRBG, so a working unit gives uniform 64-bit
- * words (H = 64 per word, H = 8 per byte, H = 1 per bit).  Each test's
- * cutoff makes such a source trip it with probability <= 2^-40 per
- * 512-word window (the APT: per lane; over its 8 lanes 2^-37.9), all
- * tests together about 4.6e-12 = 2^-37.7 per window: a trip fails the
- * request and latches the source, so false alarms must be vanishingly
- * rare, while the known defects are gross.  Rates for a clean source
- * (docs/health-tests.md has the table and the catch points):
- *
- *   - word == 0, word == ~0: 2^-64 per word each.
- *   - Repetition count test, C = 1 + ceil(40 / 64) = 2 (any immediate
- *     repeat of a word fails): 2^-64 per word.
- *   - Short-cycle test: the word's keyed digest equals one of the last
- *     K = 32 digests.  Distinct words collide in the digest with
- *     probability 2^-64 and equal words never differ, so a clean source
- *     trips with probability <= 2 * K * 2^-64 = 2^-58 per word, 2^-49 per
- *     512-word window.  A cycle of period p <= K is caught at its first
- *     repeated word, before anything of its second period is delivered.
- *   - Stuck-bit test: in each block of B = 64 words every bit position
- *     takes both values.  For one bit of a uniform source P(constant over
- *     64 words) = 2 * 2^-64, so 64 * 2^-63 = 2^-57 per block, 2^-54 per
- *     512 words.  A bit stuck from some word on fails at the end of the
- *     first whole block after it: at most 2B - 1 = 127 stuck words pass.
- *     (A run-length test per bit would catch it within 57 words, but it
- *     must keep the last word, a delivered one, and costs 4x more.)
- *   - Bit proportion test: over each APT window (512 words, the reference
- *     included) every bit position takes each value at most 342 times.
- *     For one bit of a uniform source P(Bin(512, 1/2) >= 343) =
- *     5.8e-15 = 2^-47.3 per side, so 128 * 5.8e-15 = 7.4e-13 = 2^-40.3
- *     per window (64 bits, two sides); 342 would give 2^-39.3.  It catches
- *     a bit biased to 0.7 in 94 % of windows, to 0.75 or more in all but
- *     2e-5, at the window's end: at most 2 windows of such output pass.
- *   - Adaptive proportion test per byte lane, W = 512, C = 20: the count
- *     is 1 + Binomial(511, 2^-8) (the reference always counts itself), so
- *     P(count >= 20) = P(Bin(511, 2^-8) >= 19) = 4.77e-13 = 2^-40.93 per
- *     lane-window, <= 3.8e-12 = 2^-37.9 per 512 words (8 lanes).  The textbook
- *     1 + CRITBINOM(512, 2^-8, 1 - 2^-40) = 19 ignores the self-match:
- *     with C = 19 the real rate would be 2^-37.6.  The reference sample is
- *     a word drawn for that purpose and never delivered (draw.c).
- *   - Self-test (64 words, through the continuous tests above): all
- *     distinct, C(64, 2) * 2^-64 = 2^-53; every bit takes both values,
- *     64 * 2 * 2^-64 = 2^-57 (a stuck bit fails it; 47 words would do for
- *     2^-40); neighbours differ in >= 4 bits, 63 * 2.4e-15 = 2^-42.6.
+ * A working unit gives uniform 64-bit words (RDRAND is a DRBG's
+ * output), and a trip fails the request and latches the source, so each
+ * cutoff makes a working CPU trip with probability <= 2^-40 per 512-word
+ * window (the APT per lane; 2^-37.9 over its 8 lanes; all together
+ * 2^-37.7), while the known defects are gross.  Each test's cutoff, rate
+ * and catch point are derived once, in docs/health-tests.md ("Continuous
+ * tests", "False-positive rates"); health.h names the constants.
  *
  * The short-cycle test subsumes the repetition count test (the last word
  * is one of the last K); the repetition is still named as such.  Every

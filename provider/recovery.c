@@ -4,18 +4,13 @@
  * that the 512-word tests catch in only some windows (a bit biased to
  * 0.65 trips the bit proportion test in 18 % of them) would pass a
  * one-window recovery often, and be served until its next trip.  Over
- * 8192 words the same statistics see far weaker defects: with cutoffs
- * set for the same 2^-40 false-positive rate, the sum of a bit's ones
- * must stay within 3748..4444 (proportion 0.5426; Bin(8192, 1/2) passes
- * it with 1 - 128 * 2^-47.1 = 1 - 2^-40.1 over 64 bits and two sides),
- * so a bit biased to 0.53 or more fails with probability > 1 - 10^-9,
- * and each byte lane's APT counts must sum below 98 (16 references plus
- * Bin(8176, 2^-8) >= 82 has probability 2^-43.4 per lane, 2^-40.4 over
- * 8).  A clean source fails a recovery with probability about 2^-33.6
- * (16 windows of every test at 2^-37.7, the two sums, the self-test);
- * fault.c counts that in the permanent verdict's false-positive rate.
+ * 8192 words the same statistics see far weaker defects (a bit biased
+ * to 0.53 fails with probability > 1 - 10^-9) at the same 2^-40 false
+ * positives per sum; a clean source fails a recovery with probability
+ * about 2^-33.6, which fault.c counts in the permanent verdict's rate.
+ * The cutoffs (recovery.h) are derived once, in docs/health-tests.md
+ * ("The latch, the recovery and the process's verdict").
  * It costs ~8800 RDRANDs (~0.3 ms at 35 ns) and runs only after a trip.
- * docs/health-tests.md, "Intermittent and permanent", has the table.
  */
 #include "recovery.h"
 

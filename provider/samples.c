@@ -25,30 +25,14 @@
  * 3.2e-13 for p = 100 (the short-cycle test covers p <= 32, and a short
  * cycle skews the bit proportion test's counts).
  *
- * Reach.  A slot is overwritten by each later sampled digest with
- * probability 2^-14, so p words of the process's stream later (p / 4
- * sampled) an entry is still there with probability e^(-p / 2^16):
- * 0.94 at 4,096 words, 0.61 at 32,768.  A cycle of period p repeats p / 4
- * sampled words each period, so the expected number caught in its second
- * period is (p / 4) e^(-p / 2^16): >= 10 up to p = 630,000 words (the
- * reach), 1 at 800,000, then it fades out.
- *
- * Bound.  In the second period each word is caught with probability
- * q = e^(-p / 2^16) / 4, independently by its digest, so more than
- * ln(2^-20) / ln(1 - q) repeated words pass before the trip with
- * probability 2^-20: 49 words (392 bytes) for p <= 200, 50 for 2,048,
- * 52 for 4,096, 58 for 10,000, 85 for 32,768, 249 for 100,000.  The
- * request holding the caught word fails, and the verdict (fault.c)
- * keeps a cycle out: its recovery's words repeat too and trip again.
- *
- * False positives.  A match needs an equal 64-bit check (samples.h): the
- * slot's entries share the digest's slot and sample bits, so the check
- * is a second digest of the word, whose 64 bits those do not fix; for
- * distinct words it is equal with probability about 2^-64, and an empty
- * slot (0) matches a check of 0 with the same probability.  So <= 2^-63
- * per sampled word, 2^-65 per word, 2^-56 per 512-word window.  (The
- * digest itself was stored at first: 48 free bits, 2^-48 per lookup, as
- * the review of round three measured.)
+ * Reach, bound and false positives (a cycle of up to ~630,000 words is
+ * caught; with probability 1 - 2^-20 at most 49 to 85 repeated words
+ * pass for periods up to 32,768; 2^-63 per sampled word on a working
+ * CPU) are derived once, in docs/health-tests.md ("Long cycle").  The
+ * request holding the caught word fails, and the verdict (fault.c) keeps
+ * a cycle out: its recovery's words repeat too and trip again.  The
+ * check stored is a second digest of the word, not the one that chose
+ * the slot, whose bits the slot's entries share (samples.h).
  *
  * Cost.  A test and a branch per word; for one in four a load, a compare
  * and a store in the shared table (docs/performance.md).  The table
