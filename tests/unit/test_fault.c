@@ -3,7 +3,7 @@
  * fault.c alone: what a request is told to do (rdrand_fault_admit) for
  * each fault state, with a bare instance and no core, and errors.c's one
  * table of reasons.  The same decisions through the loaded module are
- * test_rand's, test_health_latch's and test_coco_process's.
+ * test_rand's, test_latch's and test_coco_process's.
  */
 #include <setjmp.h>
 #include <stdarg.h>

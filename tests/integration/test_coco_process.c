@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CoCo verdict is the process's (issue 19, finding 1), through the
+ * The CoCo verdict is the process's, through the
  * real libcrypto and the simulated-CPU module: once any instance enforces
  * CoCo rules (here coco = require on a CPU whose guest is hidden), a
  * failed check, or a fault met later by any instance, binds every

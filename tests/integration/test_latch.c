@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a trip does to the rest of the process, through the real libcrypto
- * with the provider as a builtin on the simulated CPU (review of issue 7,
- * findings 1, 3, 4 and 5):
+ * with the provider as a builtin on the simulated CPU:
  *   - a defect only the 512-word tests see stays latched: no request is
  *     served between their windows; a transient one clears;
  *   - a cycle longer than the self-test, drawn on a new thread per
