@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reason codes of this provider, and how they are raised. */
+/*
+ * Reason codes of this provider, and how they are raised.  Shared on
+ * purpose with tools/rdrand-check, which compiles errors.c for the one
+ * table of reasons: it names a reason (rdrand_reason_text) and tells a
+ * CoCo refusal (rdrand_reason_has) as the provider does.
+ */
 #ifndef RDRAND_ERRORS_H
 #define RDRAND_ERRORS_H
 

@@ -254,6 +254,10 @@ static void rdrand_take_core_functions(struct rdrand_prov *prov,
  * provider that refuses while loading openssl.cnf without a word.  A
  * config section it cannot accept is not a refusal: it loads latched
  * (status 0) and every request fails, naming what to fix (config.c).
+ *
+ * One straight load sequence: configuration, the CPU (RDRAND, vendor,
+ * errata), the self-test, the CoCo check, the conditioning key, then the
+ * warnings for what the load met; each step reports faults to fault.c.
  */
 __attribute__((visibility("default"))) int
 OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
