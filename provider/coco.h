@@ -17,18 +17,7 @@
 #include <stdint.h>
 
 #include "hw.h"
-
-enum rdrand_coco_platform {
-    RDRAND_COCO_NONE = 0,
-    RDRAND_COCO_SEV,
-    RDRAND_COCO_SEV_ES,
-    RDRAND_COCO_SEV_SNP,
-    RDRAND_COCO_TDX,
-    RDRAND_COCO_HYPERV_SNP,
-    RDRAND_COCO_HYPERV_TDX,
-    RDRAND_COCO_HYPERV_VBS,
-    RDRAND_COCO_UNKNOWN_CVM
-};
+#include "prov.h" /* the platform and the result: an instance holds them */
 
 /* Tri-state for file signals. */
 #define RDRAND_SIGNAL_ABSENT 0
@@ -66,12 +55,6 @@ struct rdrand_coco_inputs {
     /* SEV_STATUS MSR 0xC0010131, only where /dev/cpu/0/msr is readable. */
     int have_sev_status;
     uint64_t sev_status;
-};
-
-struct rdrand_coco_result {
-    enum rdrand_coco_platform platform;
-    /* Static string naming the signal that decided, e.g. "cpuid:0x21". */
-    const char *signal;
 };
 
 void rdrand_coco_gather(struct rdrand_coco_inputs *in);

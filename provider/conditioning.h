@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prov.h" /* struct rdrand_cond_key: an instance holds it */
+
 struct rdrand_health; /* health.h: SSE2 intrinsics, not for every file */
 
 /* One output block: AES's block. */
@@ -22,12 +24,6 @@ struct rdrand_health; /* health.h: SSE2 intrinsics, not for every file */
 #define RDRAND_COND_CHUNK_WORDS 64
 /* The key: AES-128, drawn from RDRAND at load. */
 #define RDRAND_COND_KEY_BYTES 16
-
-/* The expanded AES-128 key: 11 round keys; ready once it holds a key. */
-struct rdrand_cond_key {
-    _Alignas(16) unsigned char round[11][16];
-    int ready;
-};
 
 /* 1 if CPUID (through hw.h) reports AES-NI: leaf 1 ECX bit 25. */
 int rdrand_cond_aesni(void);

@@ -6,7 +6,7 @@
 
 #include <openssl/crypto.h>
 
-#include "status.h"
+#include "status_block.h"
 
 /*
  * Each thread adds to a slot of its own: a relaxed load and store, no
@@ -32,7 +32,7 @@
 #define RDRAND_CTR_SLOTS RDRAND_STATUS_SLOTS
 
 /*
- * The slots and the shared fallback are the status block's (status.c):
+ * The slots and the shared fallback are the status block's (status_block.c):
  * readers outside the process sum them as rdrand_counter_get does.
  */
 #define rdrand_ctr_slots (rdrand_status_block.slots)

@@ -18,9 +18,7 @@
 #include <stddef.h>
 
 #include "cpu_info.h"
-
-/* Room for every id of the table, comma-separated (the unit test checks). */
-#define RDRAND_CPU_ERRATA_LEN 64
+#include "prov.h" /* RDRAND_CPU_ERRATA_LEN: an instance holds the text */
 
 struct rdrand_erratum {
     const char *id;     /* stable: served in cpu-errata */

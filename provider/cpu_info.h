@@ -12,25 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prov.h" /* struct rdrand_cpu_info: an instance holds it */
+
 /* Where Linux shows CPU 0's running microcode revision ("0x%x\n"). */
 #define RDRAND_CPU_MICROCODE_PATH                                              \
     "/sys/devices/system/cpu/cpu0/microcode/version"
-
-struct rdrand_cpu_info {
-    char vendor[13]; /* CPUID leaf 0's vendor string; "" without CPUID */
-    /* CPUID leaf 1 was read: family, model and stepping hold (else 0). */
-    int have_signature;
-    unsigned int family, model, stepping;
-    /*
-     * The kernel's microcode revision: most virtual machines show none
-     * (the kernel's loader is off under a hypervisor), and a file not in
-     * the kernel's format counts as none.  microcode_text is "0x" and
-     * lower-case hex as the kernel writes it, or "" without one.
-     */
-    int have_microcode;
-    uint32_t microcode;
-    char microcode_text[11];
-};
 
 /* Read everything through the hw seam (provider/hw.h). */
 void rdrand_cpu_info_gather(struct rdrand_cpu_info *out);

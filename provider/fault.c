@@ -10,11 +10,12 @@
 
 #include <stdio.h>
 
+#include "coco.h"
 #include "counters.h"
 #include "errors.h"
 #include "prov.h"
 #include "seams.h"
-#include "status.h"
+#include "status_block.h"
 
 /*
  * The verdict.  A trip on a working CPU is rare (each window of 512

@@ -9,12 +9,55 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
-#include "coco.h"
-#include "conditioning.h"
-#include "cpu_errata.h"
-#include "cpu_info.h"
 #include "fault.h"
 
+/*
+ * What an instance holds of the other files' results, defined here so
+ * that this header, which every file includes, includes none of them.
+ */
+/* CoCo detection's verdict (coco_detect.c, docs/coco.md). */
+enum rdrand_coco_platform {
+    RDRAND_COCO_NONE = 0,
+    RDRAND_COCO_SEV,
+    RDRAND_COCO_SEV_ES,
+    RDRAND_COCO_SEV_SNP,
+    RDRAND_COCO_TDX,
+    RDRAND_COCO_HYPERV_SNP,
+    RDRAND_COCO_HYPERV_TDX,
+    RDRAND_COCO_HYPERV_VBS,
+    RDRAND_COCO_UNKNOWN_CVM
+};
+struct rdrand_coco_result {
+    enum rdrand_coco_platform platform;
+    /* Static string naming the signal that decided, e.g. "cpuid:0x21". */
+    const char *signal;
+};
+/* The CPU's identity (cpu_info.c). */
+struct rdrand_cpu_info {
+    char vendor[13]; /* CPUID leaf 0's vendor string; "" without CPUID */
+    /* CPUID leaf 1 was read: family, model and stepping hold (else 0). */
+    int have_signature;
+    unsigned int family, model, stepping;
+    /*
+     * The kernel's microcode revision: most virtual machines show none
+     * (the kernel's loader is off under a hypervisor), and a file not in
+     * the kernel's format counts as none.  microcode_text is "0x" and
+     * lower-case hex as the kernel writes it, or "" without one.
+     */
+    int have_microcode;
+    uint32_t microcode;
+    char microcode_text[11];
+};
+/* Room for every id of the errata table, comma-separated (cpu_errata.c;
+ * the unit test checks). */
+#define RDRAND_CPU_ERRATA_LEN 64
+
+/* conditioning = reduce512 (conditioning.c). */
+/* The expanded AES-128 key: 11 round keys; ready once it holds a key. */
+struct rdrand_cond_key {
+    _Alignas(16) unsigned char round[11][16];
+    int ready;
+};
 enum rdrand_warn_mode {
     RDRAND_WARN_SYSLOG,
     RDRAND_WARN_STDERR,

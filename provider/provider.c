@@ -13,6 +13,7 @@
 
 #include "rdrand_provider.h"
 
+#include "coco.h"
 #include "coco_policy.h"
 #include "conditioning.h"
 #include "config.h"
