@@ -97,6 +97,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             || c->conditioning > RDRAND_CONDITIONING_REFUSED
             || (c->conditioning == RDRAND_CONDITIONING_REFUSED && refused == 0))
             abort(); /* took something out of range */
+        /* The core answers with the last; a value refused shows so. */
+        for (size_t i = n; !fails && i-- > 0;)
+            if (strcmp(kv[2 * i], "conditioning") == 0) {
+                unsigned int v;
+                char why[224];
+
+                if (!rdrand_config_parse(RDRAND_KEY_CONDITIONING, kv[2 * i + 1],
+                                         &v, why, sizeof(why))
+                    && c->conditioning != RDRAND_CONDITIONING_REFUSED)
+                    abort(); /* a refused value reported as a mode */
+                break;
+            }
         ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
             prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
     }

@@ -9,12 +9,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "counters.h"
 #include "errors.h"
+#include "fake_core.h"
 #include "fault.h"
 #include "health.h"
 #include "prov.h"
@@ -28,6 +32,60 @@ static struct rdrand_prov *bare(struct rdrand_prov *prov)
     prov->coco.signal = "none";
     rdrand_fault_forget();
     return prov;
+}
+
+/*
+ * The same with the fake core's error queue (fake_errors) and warn =
+ * stderr, which a test reads back through a file (warned()).
+ */
+static FILE *warnings;
+static int saved_stderr = -1;
+
+static struct rdrand_prov *cored(struct rdrand_prov *prov)
+{
+    bare(prov)->config.warn = RDRAND_WARN_STDERR;
+    for (const OSSL_DISPATCH *d = fake_core_dispatch(); d->function_id; d++)
+        if (d->function_id == OSSL_FUNC_CORE_NEW_ERROR)
+            prov->core_new_error = OSSL_FUNC_core_new_error(d);
+        else if (d->function_id == OSSL_FUNC_CORE_SET_ERROR_DEBUG)
+            prov->core_set_error_debug = OSSL_FUNC_core_set_error_debug(d);
+        else if (d->function_id == OSSL_FUNC_CORE_VSET_ERROR)
+            prov->core_vset_error = OSSL_FUNC_core_vset_error(d);
+    fake_core_reset(NULL);
+    if (saved_stderr < 0) {
+        assert_non_null(warnings = tmpfile());
+        fflush(stderr);
+        assert_true((saved_stderr = dup(STDERR_FILENO)) >= 0);
+        assert_true(dup2(fileno(warnings), STDERR_FILENO) >= 0);
+    }
+    return prov;
+}
+
+/* After each test: stderr back, for cmocka's own report. */
+static int stderr_back(void **state)
+{
+    (void)state;
+    if (saved_stderr >= 0) {
+        fflush(stderr);
+        dup2(saved_stderr, STDERR_FILENO);
+        close(saved_stderr);
+        fclose(warnings);
+        saved_stderr = -1;
+    }
+    return 0;
+}
+
+/* Everything written to stderr since cored() (static buffer). */
+static const char *warned(void)
+{
+    static char text[4096];
+    size_t n;
+
+    fflush(stderr);
+    rewind(warnings);
+    n = fread(text, 1, sizeof(text) - 1, warnings);
+    text[n] = '\0';
+    return text;
 }
 
 static enum rdrand_admit admit(struct rdrand_prov *prov,
@@ -185,6 +243,94 @@ static void test_refusal_is_first_and_final(void **state)
     assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
 }
 
+/*
+ * Admission order: a refused instance raises its refusal even under a
+ * permanent verdict, and a process that has not said the verdict yet (a
+ * fork()ed child) writes its line there too.  In a child: the one-shot
+ * lines are the process's.
+ */
+static void refusal_before_permanent(void *arg)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)arg;
+    cored(&prov);
+    rdrand_fault_refuse(&prov, RDRAND_R_BAD_CONFIG, "warn = loud");
+    rdrand_fault_record(&prov, RDRAND_R_STUCK_ONES, NULL);
+    rdrand_fault_record(&prov, RDRAND_R_STUCK_ONES, NULL);
+    assert_int_equal(rdrand_fault_permanent(), RDRAND_R_STUCK_ONES);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(fake_last_reason(), RDRAND_R_BAD_CONFIG);
+    assert_non_null(strstr(fake_last_message(), "warn = loud"));
+    assert_non_null(strstr(warned(), "now permanent"));
+    assert_non_null(strstr(warned(), rdrand_reason_text(RDRAND_R_STUCK_ONES)));
+}
+
+static void test_refusal_before_permanent(void **state)
+{
+    (void)state;
+    fake_in_child(refusal_before_permanent, NULL);
+}
+
+/* A section refused says to fix the section; a mode that cannot run, not. */
+static void test_refusal_wording(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_refuse(cored(&prov), RDRAND_R_CONFIG_UNREADABLE, "no core");
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(fake_last_reason(), RDRAND_R_CONFIG_UNREADABLE);
+    assert_non_null(strstr(fake_last_message(), "fix this provider's section"));
+    rdrand_fault_refuse(cored(&prov), RDRAND_R_NO_AESNI,
+                        "conditioning = none works here");
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(fake_last_reason(), RDRAND_R_NO_AESNI);
+    assert_non_null(strstr(fake_last_message(), "none works here"));
+    assert_null(strstr(fake_last_message(), "fix this provider's section"));
+}
+
+/*
+ * Under CoCo rules a permanent verdict names the guest, and says when the
+ * rules came from another instance of the process.
+ */
+static void test_permanent_under_coco_rules_wording(void **state)
+{
+    struct rdrand_prov own, other;
+    struct rdrand_ticket t;
+
+    (void)state;
+    cored(&own)->coco.platform = RDRAND_COCO_TDX;
+    memcpy(&other, &own, sizeof(other));
+    rdrand_fault_enforce_coco(&own);
+    rdrand_fault_record(&own, RDRAND_R_RDRAND_FAILED, NULL);
+    assert_int_equal(admit(&own, &t), RDRAND_ADMIT_REFUSED);
+    assert_non_null(strstr(fake_last_message(), "confidential guest (tdx)"));
+    assert_null(strstr(fake_last_message(), "another instance"));
+    assert_int_equal(admit(&other, &t), RDRAND_ADMIT_REFUSED);
+    assert_non_null(strstr(fake_last_message(), "CoCo rules set by another "
+                                                "instance"));
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+}
+
+/* Outside CoCo rules the permanent verdict says what made it permanent. */
+static void test_permanent_wording(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_record(cored(&prov), RDRAND_R_BIASED_BIT, NULL);
+    rdrand_fault_record(&prov, RDRAND_R_BIASED_BIT, NULL);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_REFUSED);
+    assert_int_equal(fake_last_reason(), RDRAND_R_BIASED_BIT);
+    assert_non_null(strstr(fake_last_message(), "seed request of 48 bytes"));
+    assert_non_null(strstr(fake_last_message(), "tripped the health tests "
+                                                "again within 1048576 words"));
+}
+
 /* health-failures counts the health tests' verdicts, not a CF=0. */
 static void test_health_failures_counted_by_table(void **state)
 {
@@ -237,17 +383,27 @@ static void test_reason_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_clean_instance_serves),
-        cmocka_unit_test(test_no_rdrand_is_refused),
-        cmocka_unit_test(test_trip_recovers_then_serves),
-        cmocka_unit_test(test_answered_trip_retests_other_instance),
-        cmocka_unit_test(test_fault_during_recovery_is_kept),
-        cmocka_unit_test(test_second_trip_is_permanent),
-        cmocka_unit_test(test_coco_rules_make_trips_permanent),
-        cmocka_unit_test(test_coco_failure_latches_for_good),
-        cmocka_unit_test(test_refusal_is_first_and_final),
-        cmocka_unit_test(test_health_failures_counted_by_table),
-        cmocka_unit_test(test_reason_table),
+        cmocka_unit_test_teardown(test_clean_instance_serves, stderr_back),
+        cmocka_unit_test_teardown(test_no_rdrand_is_refused, stderr_back),
+        cmocka_unit_test_teardown(test_trip_recovers_then_serves, stderr_back),
+        cmocka_unit_test_teardown(test_answered_trip_retests_other_instance,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_fault_during_recovery_is_kept,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_second_trip_is_permanent, stderr_back),
+        cmocka_unit_test_teardown(test_coco_rules_make_trips_permanent,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_coco_failure_latches_for_good,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_refusal_is_first_and_final, stderr_back),
+        cmocka_unit_test_teardown(test_refusal_before_permanent, stderr_back),
+        cmocka_unit_test_teardown(test_refusal_wording, stderr_back),
+        cmocka_unit_test_teardown(test_permanent_under_coco_rules_wording,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_permanent_wording, stderr_back),
+        cmocka_unit_test_teardown(test_health_failures_counted_by_table,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_reason_table, stderr_back),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
