@@ -80,12 +80,11 @@
 #include "rdrand_provider.h"
 
 #include "coco.h"
-#include "coco_policy.h"
-#include "config.h"
 #include "counters.h"
 #include "draw.h"
 #include "health.h"
 #include "hw.h"
+#include "load.h"
 #include "rand.h"
 #include "seams.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "coco_policy.h"
+#include "load.h"
 
 #include <stdio.h>
 #include <stdlib.h>

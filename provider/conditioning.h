@@ -56,13 +56,4 @@ void rdrand_cond_mac(const struct rdrand_cond_key *k,
 int rdrand_cond_fill(const struct rdrand_cond_key *k, struct rdrand_health *h,
                      unsigned char *out, size_t len);
 
-struct rdrand_prov;
-/*
- * conditioning_load.c.  At load, after the self-test: in reduce512 mode, check
- * AES-NI and draw the key (2 words through the calling thread's health tests).
- * Either failing latches the provider as a refused section does: status 0,
- * health-state saying why, every request failing.
- */
-void rdrand_cond_init(struct rdrand_prov *prov);
-
 #endif

@@ -12,6 +12,7 @@
 #include "draw.h"
 #include "errors.h"
 #include "fault.h"
+#include "load.h"
 #include "prov.h"
 #include "source.h"
 

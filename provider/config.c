@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "config.h"
+#include "load.h"
 
 #include <stdio.h>
 

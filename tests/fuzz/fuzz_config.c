@@ -14,9 +14,9 @@
 
 #include <openssl/core_dispatch.h>
 
-#include "config.h"
 #include "errors.h"
 #include "fake_core.h"
+#include "load.h"
 #include "prov.h"
 #include "sim.h"
 

@@ -30,9 +30,9 @@
 
 #include "rdrand_provider.h"
 
-#include "coco_policy.h"
 #include "fake_core.h"
 #include "health.h"
+#include "load.h"
 #include "prov.h"
 #include "rand.h"
 #include "seams.h"

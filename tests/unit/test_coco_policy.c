@@ -21,10 +21,10 @@
 
 #include "rdrand_provider.h"
 
-#include "coco_policy.h"
 #include "errors.h"
 #include "fake_core.h"
 #include "health.h"
+#include "load.h"
 #include "rand.h"
 #include "seams.h"
 #include "sim.h"

@@ -19,9 +19,9 @@
 
 #include "rdrand_provider.h"
 
-#include "config.h"
 #include "errors.h"
 #include "fake_core.h"
+#include "load.h"
 #include "rand.h"
 #include "sim.h"
 

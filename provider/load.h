@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The steps of the load sequence (OSSL_provider_init, provider.c), each
+ * in the file of its concern: the configuration (config.c), the CoCo
+ * check (coco_policy.c) and the reduce512 key (conditioning_load.c).
+ * Each reports what it meets to fault.c.
+ */
+#ifndef RDRAND_LOAD_H
+#define RDRAND_LOAD_H
+
+#include "config_rules.h"
+#include "prov.h"
+
+/*
+ * Read the provider's openssl.cnf section through the core into
+ * prov->config.  Unset keys take their defaults.  Returns 1 when every
+ * value was accepted; 0 when a value was refused (or the section could
+ * not be read), with the instance refused (fault.c): it then loads
+ * latched (nothing is raised here; each request raises it).  Every key is
+ * documented in docs/configuration.md.
+ */
+int rdrand_config_load(struct rdrand_prov *prov);
+
+/*
+ * Detect a confidential guest and, in one, draw and check the configured
+ * seed bits.  Returns 1 when loading may go on (possibly latched in error
+ * under on_coco_failure = fail-closed), 0 when the provider must refuse.
+ * Under on_coco_failure = abort a failure does not return.
+ */
+int rdrand_coco_init_check(struct rdrand_prov *prov);
+
+/*
+ * In reduce512 mode, after the self-test: check AES-NI and draw the key
+ * (2 words through the calling thread's health tests).  Either failing
+ * refuses the instance (fault.c): status 0, health-state saying why,
+ * every request failing.
+ */
+void rdrand_cond_init(struct rdrand_prov *prov);
+
+#endif
