@@ -3,8 +3,8 @@
  * Health tests on RDRAND output (SP 800-90B section 4.4 continuous tests
  * and a startup self-test).  Pure functions over words already drawn: this
  * file never touches the hardware, so tests feed it any pattern directly.
- * The cutoffs and their false-positive rates are derived in health.c and
- * docs/health-tests.md.
+ * The cutoffs and their false-positive rates are derived in
+ * docs/health-tests.md ("Continuous tests", "False-positive rates").
  */
 #ifndef RDRAND_HEALTH_H
 #define RDRAND_HEALTH_H

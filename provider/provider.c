@@ -253,7 +253,8 @@ static void rdrand_take_core_functions(struct rdrand_prov *prov,
  * refusal also goes out on the warning channel, because OpenSSL skips a
  * provider that refuses while loading openssl.cnf without a word.  A
  * config section it cannot accept is not a refusal: it loads latched
- * (status 0) and every request fails, naming what to fix (config.c).
+ * (status 0) and every request fails, naming what to fix (config.c
+ * reports it, fault.c refuses).
  *
  * One straight load sequence: configuration, the CPU (RDRAND, vendor,
  * errata), the self-test, the CoCo check, the conditioning key, then the

@@ -8,7 +8,7 @@
 
 #include "health.h"
 
-/* Whole 512-word windows judged (8192 words); cutoffs in recovery.c. */
+/* Whole 512-word windows judged (8192 words); docs/health-tests.md. */
 #define RDRAND_RECOVERY_WINDOWS 16
 /*
  * Over the 16 windows each bit takes each value fewer than this many

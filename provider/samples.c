@@ -28,7 +28,8 @@
  * Reach, bound and false positives (a cycle of up to ~630,000 words is
  * caught; with probability 1 - 2^-20 at most 49 to 85 repeated words
  * pass for periods up to 32,768; 2^-63 per sampled word on a working
- * CPU) are derived once, in docs/health-tests.md ("Long cycle").  The
+ * CPU) are derived once, in docs/health-tests.md ("Continuous tests", its
+ * "Long cycle" item).  The
  * request holding the caught word fails, and the verdict (fault.c) keeps
  * a cycle out: its recovery's words repeat too and trip again.  The
  * check stored is a second digest of the word, not the one that chose

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The process-wide long-cycle test: a table of sampled word digests that
- * every thread's draws are looked up in and entered into.  Derivations
- * (reach, bound, false-positive rate, cost) in samples.c and
- * docs/health-tests.md, "Continuous tests".
+ * every thread's draws are looked up in and entered into.  Why it is
+ * process-wide and samples one word in four: samples.c; its reach, bound
+ * and false-positive rate: docs/health-tests.md, "Continuous tests".
  */
 #ifndef RDRAND_SAMPLES_H
 #define RDRAND_SAMPLES_H

@@ -8,6 +8,8 @@
 #ifndef RDRAND_SEAMS_H
 #define RDRAND_SEAMS_H
 
+#include <stddef.h>
+
 /* The process's verdict (fault.c): no trips, no CoCo rules. */
 void rdrand_fault_forget(void);
 

@@ -459,8 +459,8 @@ static int verdict(const struct check_report *r)
 static const char *const verdicts[] = {
     "live: RDRAND is the live seed source and healthy",
     "unhealthy: RDRAND is failing or unhealthy",
-    "misconfigured: the configuration does not do what it says, or seeds "
-    "do not come from this provider"};
+    ("misconfigured: the configuration does not do what it says, or seeds "
+     "do not come from this provider")};
 static const char *const verdict_words[] = {"live", "unhealthy",
                                             "misconfigured"};
 static const char *const severities[] = {"warning", "unhealthy",

@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ok = OSSL_provider_init((const OSSL_CORE_HANDLE *)&n, fake_core_dispatch(),
                             &prov, &provctx);
     if (!ok)
-        abort(); /* a config never refuses to load: it latches (config.c) */
+        abort(); /* a config never refuses to load: it latches (fault.c) */
     {
         const struct rdrand_prov *p = provctx;
         const struct rdrand_config *c = &p->config;

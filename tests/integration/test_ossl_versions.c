@@ -498,7 +498,10 @@ static void test_first_use_race_held(void **state)
         RAND_set_seed_source_type(race_libctx, "PROBE-SEED", "provider=probe"),
         1);
     hold_active = 1;
-    hold_inside = hold_started = probe_contexts = probe_freed = 0;
+    hold_inside = 0;
+    hold_started = 0;
+    probe_contexts = 0;
+    probe_freed = 0;
     pthread_barrier_init(&race_start, NULL, RACE_THREADS);
     for (int i = 0; i < RACE_THREADS; i++)
         assert_int_equal(pthread_create(&t[i], NULL, race_thread, &race_start),

@@ -5,7 +5,7 @@
  * every fault pattern: the request fails closed (0, *pout NULL, the
  * caller's buffer wiped or untouched), exactly k RDRAND executions,
  * exact counter deltas, the right reason on the error queue, and the
- * latch of provider/source.c (status, health-state, the context's state,
+ * latch of provider/fault.c (status, health-state, the context's state,
  * recovery through the self-test outside CoCo, never inside one).
  */
 #include <setjmp.h>
