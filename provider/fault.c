@@ -19,9 +19,10 @@
 
 /*
  * The verdict.  A trip on a working CPU is rare (each window of 512
- * words trips some test with probability 2^-37.7, health.c), so it is
- * answered by a recovery (source.c: the self-test and 16 fresh windows
- * judged one by one and as a whole) before anything is served again.
+ * words trips some test with probability 2^-37.7, docs/health-tests.md),
+ * so it is answered by a recovery (source.c: the self-test and 16 fresh
+ * windows judged one by one and as a whole) before anything is served
+ * again.
  * One recovery that passes is not enough against a defect that keeps
  * tripping (a statistical test passes a persistent defect with some
  * probability per window), so a second trip within
