@@ -4,7 +4,8 @@
  *
  * Everything the provider learns about the machine (CPUID, the RDRAND
  * instruction, the kernel's files for confidential-computing detection)
- * comes through these five functions.  provider/hw_x86.c implements them
+ * comes through these six functions, and so does the OS's entropy
+ * (mix = os).  provider/hw_x86.c implements them
  * with the real instructions and system calls and is linked only into
  * rdrand.so; tests/sim/hw_sim.c implements them as a simulated CPU and is
  * linked only into test binaries and tests/rdrand-sim.so.  Nothing else in
@@ -58,5 +59,13 @@ int rdrand_hw_fs_type(const char *path, uint64_t *type);
  */
 ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
                             off_t offset);
+
+/*
+ * One getrandom(2) call, GRND_NONBLOCK, never retried (mix = os,
+ * docs/mix.md): the byte count it returned (possibly short), or -1 with
+ * errno set (EAGAIN before the kernel's pool is initialised, ENOSYS,
+ * EPERM under a seccomp filter, ...).
+ */
+ssize_t rdrand_hw_getrandom(void *buf, size_t len);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -76,4 +77,13 @@ ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
     while (n < 0 && errno == EINTR);
     close(fd);
     return n;
+}
+
+/*
+ * GRND_NONBLOCK: a seed request must not hang until the pool is ready;
+ * before that it fails closed (EAGAIN), as the operator asked for both.
+ */
+ssize_t rdrand_hw_getrandom(void *buf, size_t len)
+{
+    return getrandom(buf, len, GRND_NONBLOCK);
 }

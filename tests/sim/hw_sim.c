@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 
 struct sim_word {
@@ -38,11 +39,18 @@ struct sim_cpu {
     uint32_t signature; /* leaf 1 EAX */
     int have_microcode; /* microcode= given */
     uint64_t microcode;
+    /* The OS's getrandom (os-*=): reads count from 1, as executions. */
+    int have_os_value;
+    uint64_t os_value;
+    uint64_t os_fail_at, os_fail_from, os_short_at; /* 0: never */
+    int os_errno;
 };
 
-static struct sim_cpu sim = {.rdrand_present = 1, .aesni_present = 1};
+static struct sim_cpu sim = {
+    .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
 static _Atomic uint64_t sim_executions;
 static _Atomic uint64_t sim_stream;
+static _Atomic uint64_t sim_os_reads;
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
 static uint64_t sim_hook_at;
 static void (*sim_hook)(void *);
@@ -231,6 +239,27 @@ static int sim_parse_count(const char *key, const char *value, uint64_t *n,
     return 1;
 }
 
+/* os-errno=NAME: the errno of a failing getrandom read. */
+static int sim_parse_errno(const char *value, int *out, char *err,
+                           size_t errlen)
+{
+    static const struct {
+        const char *name;
+        int value;
+    } names[] = {{"EAGAIN", EAGAIN}, {"ENOSYS", ENOSYS}, {"EPERM", EPERM},
+                 {"EINTR", EINTR},   {"EFAULT", EFAULT}, {"EINVAL", EINVAL}};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(value, names[i].name) == 0) {
+            *out = names[i].value;
+            return 1;
+        }
+    return sim_error(err, errlen,
+                     "os-errno=%s: want EAGAIN, ENOSYS, EPERM, EINTR, EFAULT "
+                     "or EINVAL",
+                     value);
+}
+
 static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
                      size_t errlen)
 {
@@ -264,6 +293,20 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             ok = sim_parse_count(item, value, &cpu->fail_from, err, errlen);
         else if (strcmp(item, "value") == 0)
             ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
+        else if (strcmp(item, "os-value") == 0) {
+            ok = cpu->have_os_value =
+                sim_parse_u64(value, 16, 2, &cpu->os_value);
+            if (!ok)
+                sim_error(err, errlen,
+                          "os-value=%s: want 1 or 2 hex digits, no 0x", value);
+        } else if (strcmp(item, "os-fail-at") == 0)
+            ok = sim_parse_count(item, value, &cpu->os_fail_at, err, errlen);
+        else if (strcmp(item, "os-fail-from") == 0)
+            ok = sim_parse_count(item, value, &cpu->os_fail_from, err, errlen);
+        else if (strcmp(item, "os-short-at") == 0)
+            ok = sim_parse_count(item, value, &cpu->os_short_at, err, errlen);
+        else if (strcmp(item, "os-errno") == 0)
+            ok = sim_parse_errno(value, &cpu->os_errno, err, errlen);
         else if (strcmp(item, "words") == 0)
             ok = sim_load_words(value, cpu, err, errlen);
         else if (strcmp(item, "cpu") == 0)
@@ -298,7 +341,8 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
 
 int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
 {
-    struct sim_cpu cpu = {.rdrand_present = 1, .aesni_present = 1};
+    struct sim_cpu cpu = {
+        .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
 
     err[0] = '\0';
     if (!sim_parse(spec != NULL ? spec : "", &cpu, err, errlen)) {
@@ -310,6 +354,7 @@ int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
     sim_configured = 1;
     atomic_store(&sim_executions, 0);
     atomic_store(&sim_stream, 0);
+    atomic_store(&sim_os_reads, 0);
     sim_hook = NULL;
     return 1;
 }
@@ -334,6 +379,11 @@ static void sim_init(void)
 uint64_t rdrand_sim_executions(void)
 {
     return atomic_load(&sim_executions);
+}
+
+uint64_t rdrand_sim_os_reads(void)
+{
+    return atomic_load(&sim_os_reads);
 }
 
 void rdrand_sim_at_execution(uint64_t n, void (*fn)(void *), void *arg)
@@ -375,6 +425,30 @@ int rdrand_hw_rdrand64(uint64_t *out)
     }
     *out = sim.have_value ? sim.value : sim_next_good_word();
     return 1;
+}
+
+/*
+ * The OS's entropy: the real getrandom(2) unless os-value= gives every
+ * byte, so that a fork()ed child's reads are its own (and a seccomp
+ * filter sees the call) as with the real module.
+ */
+ssize_t rdrand_hw_getrandom(void *buf, size_t len)
+{
+    uint64_t n;
+
+    sim_init();
+    n = atomic_fetch_add(&sim_os_reads, 1) + 1;
+    if (n == sim.os_fail_at
+        || (sim.os_fail_from != 0 && n >= sim.os_fail_from)) {
+        errno = sim.os_errno;
+        return -1;
+    }
+    if (n == sim.os_short_at && len > 0)
+        len--; /* one byte short: the smallest short read */
+    if (!sim.have_os_value)
+        return getrandom(buf, len, GRND_NONBLOCK);
+    memset(buf, (int)sim.os_value, len);
+    return (ssize_t)len;
 }
 
 /*

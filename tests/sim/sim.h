@@ -29,6 +29,14 @@
  *                           reads "0x<hex>\n" as Linux writes it; HEX is 1
  *                           to 8 hex digits, no 0x.  Default: no such
  *                           file, as in a virtual machine
+ *   os-value=HEX            every byte the OS's getrandom gives is this
+ *                           one (1 or 2 hex digits, no 0x); default: the
+ *                           real getrandom(2), GRND_NONBLOCK
+ *   os-fail-at=N            the N-th getrandom read (1-based) fails
+ *   os-fail-from=N          reads N, N+1, ... fail
+ *   os-errno=NAME           the errno of a failing read: EAGAIN (the
+ *                           default), ENOSYS, EPERM, EINTR, EFAULT, EINVAL
+ *   os-short-at=N           the N-th read returns one byte fewer than asked
  * N is decimal digits only (at least 1, at most 20, nonzero).  A words
  * FILE holds one word per line, each line exactly "<16 hex digits>" or
  * "<16 hex digits> fail" (one space; no tab, no other trailing
@@ -56,6 +64,8 @@
 int rdrand_sim_configure(const char *spec, char *err, size_t errlen);
 /* RDRAND executions since the last configure. */
 uint64_t rdrand_sim_executions(void);
+/* getrandom reads (the OS's entropy) since the last configure. */
+uint64_t rdrand_sim_os_reads(void);
 /*
  * Unit tests only: call fn(arg) just before the n-th execution (counted
  * as rdrand_sim_executions) returns, to inject an event from "another

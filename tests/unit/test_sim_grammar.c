@@ -5,6 +5,7 @@
  * message naming what was wrong.  A test that silently ran on another
  * CPU than it asked for would prove nothing.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -287,6 +288,52 @@ static void test_microcode(void **state)
     refused("microcode=1,microcode=2", "\"microcode\" given twice");
 }
 
+/*
+ * The OS's getrandom (os-*=): known bytes, the k-th read failing with
+ * the errno asked for, a short read by one byte; reads counted from 1.
+ */
+static void test_os(void **state)
+{
+    unsigned char buf[64];
+    uint64_t zero = 0;
+
+    (void)state;
+    accepted("os-value=a5,os-fail-at=2,os-short-at=3,os-errno=ENOSYS");
+    assert_int_equal(rdrand_hw_getrandom(buf, sizeof(buf)), 64);
+    for (size_t i = 0; i < sizeof(buf); i++)
+        assert_int_equal(buf[i], 0xa5);
+    errno = 0;
+    assert_int_equal(rdrand_hw_getrandom(buf, sizeof(buf)), -1);
+    assert_int_equal(errno, ENOSYS);
+    assert_int_equal(rdrand_hw_getrandom(buf, sizeof(buf)), 63);
+    assert_int_equal(rdrand_hw_getrandom(buf, sizeof(buf)), 64);
+    assert_int_equal(rdrand_sim_os_reads(), 4);
+    accepted("os-fail-from=2");
+    assert_int_equal(rdrand_hw_getrandom(buf, sizeof(buf)), 64);
+    assert_int_equal(rdrand_sim_os_reads(), 1);
+    for (int i = 0; i < 3; i++) {
+        errno = 0;
+        assert_int_equal(rdrand_hw_getrandom(buf, sizeof(buf)), -1);
+        assert_int_equal(errno, EAGAIN); /* the default */
+    }
+    /* Without os-value, the real getrandom: not all zero, not repeated. */
+    accepted("");
+    memset(buf, 0, sizeof(buf));
+    assert_int_equal(rdrand_hw_getrandom(buf, 32), 32);
+    assert_int_equal(rdrand_hw_getrandom(buf + 32, 32), 32);
+    assert_memory_not_equal(buf, buf + 32, 32);
+    assert_memory_not_equal(buf, &zero, sizeof(zero));
+
+    refused("os-value=", "os-value=: want 1 or 2 hex digits");
+    refused("os-value=100", "os-value=100: want 1 or 2 hex digits");
+    refused("os-value=0x1", "os-value=0x1: want");
+    refused("os-fail-at=0", "os-fail-at=0: must be nonzero");
+    refused("os-short-at=-1", "\"os-short-at=-1\" is not understood");
+    refused("os-errno=EIO", "os-errno=EIO: want EAGAIN, ENOSYS, EPERM");
+    refused("os-errno=eagain", "os-errno=eagain: want");
+    refused("os-fail-at=1,os-fail-at=2", "\"os-fail-at\" given twice");
+}
+
 static void test_words(void **state)
 {
     char spec[300];
@@ -374,10 +421,15 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_value), cmocka_unit_test(test_counts),
-        cmocka_unit_test(test_items), cmocka_unit_test(test_aesni),
-        cmocka_unit_test(test_cpu),   cmocka_unit_test(test_microcode),
-        cmocka_unit_test(test_words), cmocka_unit_test(test_refusal_keeps_cpu),
+        cmocka_unit_test(test_value),
+        cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_items),
+        cmocka_unit_test(test_aesni),
+        cmocka_unit_test(test_cpu),
+        cmocka_unit_test(test_microcode),
+        cmocka_unit_test(test_words),
+        cmocka_unit_test(test_os),
+        cmocka_unit_test(test_refusal_keeps_cpu),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
