@@ -86,6 +86,25 @@
  */
 #define RDRAND_PARAM_CONDITIONED_BLOCKS "conditioned-blocks"
 
+/* The OS's entropy in every seed (docs/mix.md). */
+/*
+ * UTF8 pointer: the mix config value, none or os, or "refused" when that
+ * value itself was refused (the provider is then latched and every
+ * request fails), as for conditioning.
+ */
+#define RDRAND_PARAM_MIX "mix"
+/*
+ * uint64: bytes read from the OS's getrandom by reads that returned all
+ * they were asked for (mix = os), including those of requests that then
+ * failed on RDRAND.
+ */
+#define RDRAND_PARAM_OS_BYTES "os-bytes"
+/*
+ * uint64: getrandom reads that failed or came back short (mix = os):
+ * each failed its request closed, and the first in a process warned.
+ */
+#define RDRAND_PARAM_OS_FAILURES "os-failures"
+
 /* The CPU and its known RDRAND errata (docs/health-tests.md). */
 /*
  * uint (unsigned int): family, model and stepping from CPUID leaf 1 EAX,

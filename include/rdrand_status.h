@@ -6,7 +6,7 @@
  * struct rdrand_status below.  It is the storage of the module's
  * process-wide counters and of its process verdict, and it carries what
  * the provider instances of the process are (how many, their
- * conditioning, the CoCo platform and verdict), so that another process
+ * conditioning and mix, the CoCo platform and verdict), so that another process
  * can read all of it from memory (process_vm_readv, under the kernel's
  * ptrace access rules) without the module doing anything for the reader:
  * no system call, lock, allocation or file.  `rdrand-check --pid PID` is
@@ -30,7 +30,7 @@
  *     generation before and after is a consistent one (read again
  *     otherwise).
  *
- * Layout version 1; little-endian x86-64 (the only target of RDRAND).
+ * Layout version 2; little-endian x86-64 (the only target of RDRAND).
  */
 #ifndef RDRAND_STATUS_H
 #define RDRAND_STATUS_H
@@ -45,7 +45,8 @@
 #define RDRAND_STATUS_SYMBOL "rdrand_status"
 /* "RDRNDSTS" read as a little-endian 64-bit word. */
 #define RDRAND_STATUS_MAGIC UINT64_C(0x535453444e524452)
-#define RDRAND_STATUS_LAYOUT 1u
+/* 2: the os-bytes and os-failures counters and live_mix[] (mix = os). */
+#define RDRAND_STATUS_LAYOUT 2u
 /* magic, layout, size, version: the part every layout keeps. */
 #define RDRAND_STATUS_HEADER_SIZE 48u
 #define RDRAND_STATUS_VERSION_LEN 32u
@@ -61,6 +62,8 @@ enum rdrand_status_counter {
     RDRAND_STATUS_GENERATE_REQUESTS,  /* generate-requests */
     RDRAND_STATUS_GENERATE_FAILURES,  /* generate-failures */
     RDRAND_STATUS_CONDITIONED_BLOCKS, /* conditioned-blocks */
+    RDRAND_STATUS_OS_BYTES,           /* os-bytes (layout 2) */
+    RDRAND_STATUS_OS_FAILURES,        /* os-failures (layout 2) */
     RDRAND_STATUS_COUNTERS
 };
 #define RDRAND_STATUS_SLOTS 64
@@ -77,6 +80,14 @@ enum rdrand_status_conditioning {
     RDRAND_STATUS_COND_REDUCE512,
     RDRAND_STATUS_COND_REFUSED, /* the value itself was refused */
     RDRAND_STATUS_CONDS
+};
+
+/* live_mix[]: live instances by their mix value. */
+enum rdrand_status_mix {
+    RDRAND_STATUS_MIX_NONE,
+    RDRAND_STATUS_MIX_OS,
+    RDRAND_STATUS_MIX_REFUSED, /* the value itself was refused */
+    RDRAND_STATUS_MIXES
 };
 
 /* One thread's counters at a time (see provider/counters.c). */
@@ -103,6 +114,7 @@ struct rdrand_status { /* NOLINT(clang-analyzer-optin.performance.Padding) */
     /* Provider instances now loaded (OSSL_provider_init minus teardown). */
     RDRAND_STATUS_ATOMIC(uint32_t) live_instances;
     RDRAND_STATUS_ATOMIC(uint32_t) live_conditioning[RDRAND_STATUS_CONDS];
+    RDRAND_STATUS_ATOMIC(uint32_t) live_mix[RDRAND_STATUS_MIXES];
     /* Live instances whose config section was refused: every request of
      * theirs fails, naming the key (health-state). */
     RDRAND_STATUS_ATOMIC(uint32_t) live_config_refused;

@@ -27,6 +27,7 @@ static const char *const rdrand_probes[] = {
     RDRAND_PROBES("COCO_SEED_BITS", "Coco_seed_bits", "coco_seed_bits"),
     RDRAND_PROBES("ON_COCO_FAILURE", "On_coco_failure", "on_coco_failure"),
     RDRAND_PROBES("CONDITIONING", "Conditioning", "conditioning"),
+    RDRAND_PROBES("MIX", "Mix", "mix"),
 };
 #define RDRAND_NPROBES (sizeof(rdrand_probes) / sizeof(rdrand_probes[0]))
 #define RDRAND_PROBES_PER_KEY (RDRAND_NPROBES / RDRAND_KEY_COUNT)
@@ -69,11 +70,13 @@ int rdrand_config_load(struct rdrand_prov *prov)
     char *values[RDRAND_KEY_COUNT] = {NULL}, *probed[RDRAND_NPROBES] = {NULL};
     OSSL_PARAM keys[RDRAND_KEY_COUNT + RDRAND_NPROBES + 1];
     unsigned int parsed[RDRAND_KEY_COUNT] = {
-        RDRAND_WARN_SYSLOG, RDRAND_COCO_AUTO, RDRAND_COCO_SEED_BITS_MIN,
-        RDRAND_ON_COCO_FAILURE_REFUSE, RDRAND_CONDITIONING_NONE};
+        RDRAND_WARN_SYSLOG,        RDRAND_COCO_AUTO,
+        RDRAND_COCO_SEED_BITS_MIN, RDRAND_ON_COCO_FAILURE_REFUSE,
+        RDRAND_CONDITIONING_NONE,  RDRAND_MIX_NONE};
     struct rdrand_config *cfg = &prov->config;
     char why[sizeof(prov->fault.why)];
-    int conditioning_refused = 0;
+    /* The keys whose parameter reports "refused" (the others: defaults). */
+    int refused[RDRAND_KEY_COUNT] = {0};
     size_t n = 0;
 
     for (size_t k = 0; k < RDRAND_KEY_COUNT; k++)
@@ -99,13 +102,12 @@ int rdrand_config_load(struct rdrand_prov *prov)
             && !rdrand_config_parse((enum rdrand_config_key)k, values[k],
                                     &parsed[k], why, sizeof(why))) {
             rdrand_config_refuse(prov, RDRAND_R_BAD_CONFIG, (int)k, why);
-            conditioning_refused |= k == RDRAND_KEY_CONDITIONING;
+            refused[k] = 1;
         }
     for (size_t i = 0; i < RDRAND_NPROBES; i++)
         if (probed[i] != NULL) {
             rdrand_config_probe(prov, i, probed[i]);
-            conditioning_refused |=
-                i / RDRAND_PROBES_PER_KEY == RDRAND_KEY_CONDITIONING;
+            refused[i / RDRAND_PROBES_PER_KEY] = 1;
         }
 
     cfg->warn = (enum rdrand_warn_mode)parsed[RDRAND_KEY_WARN];
@@ -114,9 +116,12 @@ int rdrand_config_load(struct rdrand_prov *prov)
     cfg->on_coco_failure =
         (enum rdrand_coco_failure)parsed[RDRAND_KEY_ON_COCO_FAILURE];
     cfg->conditioning =
-        conditioning_refused
+        refused[RDRAND_KEY_CONDITIONING]
             ? RDRAND_CONDITIONING_REFUSED
             : (enum rdrand_conditioning)parsed[RDRAND_KEY_CONDITIONING];
+    cfg->mix = refused[RDRAND_KEY_MIX]
+                   ? RDRAND_MIX_REFUSED
+                   : (enum rdrand_mix)parsed[RDRAND_KEY_MIX];
     if (rdrand_fault_refused(prov) == 0)
         return 1;
     /* A refused section never refuses to load: OpenSSL would skip it. */

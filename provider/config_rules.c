@@ -8,7 +8,7 @@
 #include "prov.h"
 
 const char *const rdrand_config_key_names[RDRAND_KEY_COUNT] = {
-    "warn", "coco", "coco_seed_bits", "on_coco_failure", "conditioning"};
+    "warn", "coco", "coco_seed_bits", "on_coco_failure", "conditioning", "mix"};
 
 struct rdrand_choice {
     const char *name;
@@ -35,6 +35,10 @@ static const struct rdrand_choice rdrand_conditioning_choices[] = {
     {"none", RDRAND_CONDITIONING_NONE},
     {"reduce512", RDRAND_CONDITIONING_REDUCE512},
     {NULL, 0}};
+
+/* os only adds an input: no value mixes RDRAND out (docs/mix.md). */
+static const struct rdrand_choice rdrand_mix_choices[] = {
+    {"none", RDRAND_MIX_NONE}, {"os", RDRAND_MIX_OS}, {NULL, 0}};
 
 static int rdrand_refuse(enum rdrand_config_key key, const char *value,
                          const char *wrong, const char *accepted, char *why,
@@ -124,6 +128,9 @@ int rdrand_config_parse(enum rdrand_config_key key, const char *value,
     case RDRAND_KEY_CONDITIONING:
         return rdrand_parse_choice(key, value, rdrand_conditioning_choices, out,
                                    why, why_len);
+    case RDRAND_KEY_MIX:
+        return rdrand_parse_choice(key, value, rdrand_mix_choices, out, why,
+                                   why_len);
     case RDRAND_KEY_COUNT:
         break;
     }

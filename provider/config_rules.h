@@ -18,10 +18,14 @@ enum rdrand_config_key {
     RDRAND_KEY_COCO_SEED_BITS,
     RDRAND_KEY_ON_COCO_FAILURE,
     RDRAND_KEY_CONDITIONING,
+    RDRAND_KEY_MIX,
     RDRAND_KEY_COUNT
 };
 
-/* "warn", "coco", "coco_seed_bits", "on_coco_failure", "conditioning". */
+/*
+ * "warn", "coco", "coco_seed_bits", "on_coco_failure", "conditioning",
+ * "mix".
+ */
 extern const char *const rdrand_config_key_names[RDRAND_KEY_COUNT];
 
 /*

@@ -87,7 +87,12 @@
     X(RDRAND_R_LONG_CYCLE, HEALTH,                                             \
       "RDRAND returned a word equal to one drawn earlier in this process, "    \
       "beyond the last 32 (long-cycle test): its output cycles or repeats; "   \
-      "the CPU's random number generator is not usable")
+      "the CPU's random number generator is not usable")                       \
+    X(RDRAND_R_OS_ENTROPY_FAILED, 0,                                           \
+      "mix = os: the OS's entropy (getrandom) could not be read, so the "      \
+      "request failed closed (RDRAND alone was not asked for); check the "     \
+      "process's seccomp filter and that the kernel's pool is initialised, "   \
+      "or set mix = none")
 
 #define RDRAND_REASON_ITEM(id, flags, text) {(id), (text)},
 static const OSSL_ITEM rdrand_reasons[] = {
@@ -189,8 +194,12 @@ static atomic_flag rdrand_warned = ATOMIC_FLAG_INIT;
  */
 static atomic_flag rdrand_warned_permanent = ATOMIC_FLAG_INIT;
 
+/* The third: the OS's entropy failed (mix = os), not the hardware. */
+static atomic_flag rdrand_warned_os = ATOMIC_FLAG_INIT;
+
 static void rdrand_warned_child(void)
 {
+    atomic_flag_clear(&rdrand_warned_os);
     atomic_flag_clear(&rdrand_warned);
     atomic_flag_clear(&rdrand_warned_permanent);
 }
@@ -219,6 +228,16 @@ int rdrand_warn_permanent_claim(const struct rdrand_prov *prov)
     (void)rdrand_warn_once_claim(prov);
     return prov->config.warn != RDRAND_WARN_NONE
            && !atomic_flag_test_and_set(&rdrand_warned_permanent);
+}
+
+int rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail)
+{
+    if (prov->config.warn == RDRAND_WARN_NONE
+        || atomic_flag_test_and_set(&rdrand_warned_os))
+        return 0;
+    rdrand_warn(prov, "%s: %s", rdrand_reason_text(RDRAND_R_OS_ENTROPY_FAILED),
+                detail);
+    return 1;
 }
 
 void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason)

@@ -43,6 +43,7 @@ enum rdrand_reason {
     RDRAND_R_NO_AESNI,          /* conditioning = reduce512 without AES-NI */
     RDRAND_R_RECOVERY_FAILED,   /* the 8192 words after a trip, as a whole */
     RDRAND_R_LONG_CYCLE,        /* a word drawn earlier in the process */
+    RDRAND_R_OS_ENTROPY_FAILED, /* mix = os: getrandom failed or was short */
     RDRAND_R_MAX
 };
 
@@ -89,6 +90,12 @@ int rdrand_warn_once_claim(const struct rdrand_prov *prov);
  */
 void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason);
 int rdrand_warn_permanent_claim(const struct rdrand_prov *prov);
+/*
+ * mix = os: the OS's entropy could not be read.  Its own line, once per
+ * process (a fork()ed child is a new one): not the hardware's one
+ * warning, which a later RDRAND fault must still get.  1 if it warned.
+ */
+int rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail);
 /*
  * A warning on the same channel every time it is called: for what happens
  * at most once per load (a refused config section, a refusal to load).

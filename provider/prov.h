@@ -70,6 +70,12 @@ enum rdrand_conditioning {
     RDRAND_CONDITIONING_REDUCE512,
     RDRAND_CONDITIONING_REFUSED /* the value written was refused */
 };
+/* docs/mix.md */
+enum rdrand_mix {
+    RDRAND_MIX_NONE,
+    RDRAND_MIX_OS,
+    RDRAND_MIX_REFUSED /* the value written was refused */
+};
 enum rdrand_coco_failure {
     RDRAND_ON_COCO_FAILURE_REFUSE,
     RDRAND_ON_COCO_FAILURE_FAIL_CLOSED,
@@ -83,6 +89,7 @@ struct rdrand_config {
     unsigned int coco_seed_bits;
     enum rdrand_coco_failure on_coco_failure;
     enum rdrand_conditioning conditioning;
+    enum rdrand_mix mix;
     /*
      * The section's first refused value was warn's: the load's warning
      * went to syslog.  A refused section refuses the instance (fault.c).

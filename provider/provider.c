@@ -62,6 +62,9 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_uint64(RDRAND_PARAM_GENERATE_FAILURES, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_CONDITIONED_BLOCKS, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, NULL, 0),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_MIX, NULL, 0),
+        OSSL_PARAM_uint64(RDRAND_PARAM_OS_BYTES, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_OS_FAILURES, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CPU_VENDOR, NULL, 0),
         OSSL_PARAM_uint(RDRAND_PARAM_CPU_FAMILY, NULL),
         OSSL_PARAM_uint(RDRAND_PARAM_CPU_MODEL, NULL),
@@ -96,6 +99,8 @@ static const struct {
     {RDRAND_PARAM_GENERATE_REQUESTS, RDRAND_CTR_GENERATE_REQUESTS},
     {RDRAND_PARAM_GENERATE_FAILURES, RDRAND_CTR_GENERATE_FAILURES},
     {RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_CTR_CONDITIONED_BLOCKS},
+    {RDRAND_PARAM_OS_BYTES, RDRAND_CTR_OS_BYTES},
+    {RDRAND_PARAM_OS_FAILURES, RDRAND_CTR_OS_FAILURES},
 };
 
 /* The conditioning value written, or "refused" when it was refused. */
@@ -104,6 +109,14 @@ static const char *rdrand_conditioning_name(const struct rdrand_prov *prov)
     static const char *const names[] = {"none", "reduce512", "refused"};
 
     return names[prov->config.conditioning];
+}
+
+/* The mix value written, or "refused" when it was refused. */
+static const char *rdrand_mix_name(const struct rdrand_prov *prov)
+{
+    static const char *const names[] = {"none", "os", "refused"};
+
+    return names[prov->config.mix];
 }
 
 /*
@@ -133,6 +146,7 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
         {OSSL_PROV_PARAM_VERSION, RDRAND_PROVIDER_VERSION},
         {OSSL_PROV_PARAM_BUILDINFO, rdrand_module_description},
         {RDRAND_PARAM_CONDITIONING, rdrand_conditioning_name(prov)},
+        {RDRAND_PARAM_MIX, rdrand_mix_name(prov)},
         {RDRAND_PARAM_CPU_VENDOR, prov->cpu_vendor},
         {RDRAND_PARAM_CPU_MICROCODE, prov->cpu.microcode_text},
         {RDRAND_PARAM_CPU_ERRATA, prov->cpu_errata},

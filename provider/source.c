@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "fault.h"
 #include "handover.h"
+#include "mix.h"
 #include "recovery.h"
 #include "samples.h"
 #include "seams.h"
@@ -123,6 +124,16 @@ static int rdrand_source_recover(void)
     return reason;
 }
 
+/* RDRAND output as the instance's conditioning gives it. */
+static int rdrand_source_words(struct rdrand_prov *prov, unsigned char *out,
+                               size_t len)
+{
+    return prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
+               ? rdrand_cond_fill(&prov->cond_key, &rdrand_thread_health, out,
+                                  len)
+               : rdrand_draw(&rdrand_thread_health, out, len);
+}
+
 /*
  * What fault.c admits, with the thread's part of it: the self-test of a
  * thread's first request, the recovery or self-test fault.c asks for.
@@ -153,12 +164,15 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
         && !rdrand_fault_answered(prov, &t, request, len))
         return 0;
     if (reason == RDRAND_R_OK)
-        reason = prov->config.conditioning == RDRAND_CONDITIONING_REDUCE512
-                     ? rdrand_cond_fill(&prov->cond_key, &rdrand_thread_health,
-                                        out, len)
-                     : rdrand_draw(&rdrand_thread_health, out, len);
+        reason =
+            prov->config.mix == RDRAND_MIX_OS
+                ? rdrand_mix_fill(prov, out, len, rdrand_source_words, request)
+                : rdrand_source_words(prov, out, len);
     if (reason == RDRAND_R_OK)
         return 1;
+    /* The OS's failure is mix.c's to report: it says nothing of RDRAND. */
+    if (reason == RDRAND_R_OS_ENTROPY_FAILED)
+        return 0;
     snprintf(what, sizeof(what),
              "%s of %zu bytes failed closed: nothing was delivered", request,
              len);

@@ -50,6 +50,15 @@ rdrand_status_cond(const struct rdrand_prov *prov)
     return cond[prov->config.conditioning];
 }
 
+static enum rdrand_status_mix rdrand_status_mix(const struct rdrand_prov *prov)
+{
+    static const enum rdrand_status_mix mix[] = {RDRAND_STATUS_MIX_NONE,
+                                                 RDRAND_STATUS_MIX_OS,
+                                                 RDRAND_STATUS_MIX_REFUSED};
+
+    return mix[prov->config.mix];
+}
+
 /* The CoCo check's outcome, for loaded and refused instances alike. */
 static void rdrand_status_coco(const struct rdrand_prov *prov)
 {
@@ -72,6 +81,8 @@ static void rdrand_status_count(const struct rdrand_prov *prov, int delta)
     atomic_fetch_add_explicit(&b->live_instances, (uint32_t)delta,
                               memory_order_relaxed);
     atomic_fetch_add_explicit(&b->live_conditioning[rdrand_status_cond(prov)],
+                              (uint32_t)delta, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->live_mix[rdrand_status_mix(prov)],
                               (uint32_t)delta, memory_order_relaxed);
     if (rdrand_fault_refused(prov) != 0)
         atomic_fetch_add_explicit(&b->live_config_refused, (uint32_t)delta,

@@ -58,7 +58,8 @@ out() { "$@" >"$work/out" 2>&1; }
 # rdrand-provider; dev_files: rdrand-provider-dev; expected_files: what
 # cmake --install leaves, both and its uninstall list (no doc symlink).
 examples=(rdrand.cnf rdrand-coco.cnf rdrand-fips.cnf seed-only.cnf
-    rdrand-reduce512.cnf rdrand-check.service rdrand-check.timer)
+    rdrand-reduce512.cnf rdrand-mix.cnf rdrand-check.service
+    rdrand-check.timer)
 runtime_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"

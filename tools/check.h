@@ -89,6 +89,7 @@ struct check_pid {
     char error[1024]; /* why check_pid_read did not return CHECK_LIVE */
     /* Texts the parameters point to, derived from the block. */
     char conditioning[64];
+    char mix[32];
     char health_state[640];
 };
 

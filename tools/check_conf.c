@@ -240,7 +240,8 @@ static int activate_value(const struct check_report *r, const char *v)
 #define OPENSSL_KEYS 4
 static const char *const provider_keys[] = {
     "module", "activate",       "identity",        "soft_load",    "warn",
-    "coco",   "coco_seed_bits", "on_coco_failure", "conditioning", NULL};
+    "coco",   "coco_seed_bits", "on_coco_failure", "conditioning", "mix",
+    NULL};
 
 /* Where OpenSSL looks for the module (provider_core.c, DSO_merge). */
 static void check_module(struct check_report *r, const struct conf_lines *l,

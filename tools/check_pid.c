@@ -569,19 +569,33 @@ static void add_s(struct check_value *params, size_t max, size_t *n,
     add(params, max, n, key, OSSL_PARAM_UTF8_PTR)->s = s;
 }
 
-/* The live instances' conditioning values, as the parameter names them. */
-static void conditioning_text(struct check_pid *p)
+/*
+ * The values the live instances hold, as the parameter names them
+ * (comma-separated where instances differ).
+ */
+static void live_text(char *to, size_t size, const uint32_t *live,
+                      const char *const *names, size_t n)
 {
-    static const char *const names[RDRAND_STATUS_CONDS] = {"none", "reduce512",
-                                                           "refused"};
     size_t len = 0;
 
-    p->conditioning[0] = '\0';
-    for (size_t i = 0; i < RDRAND_STATUS_CONDS; i++)
-        if (p->block.live_conditioning[i] != 0 && len < sizeof(p->conditioning))
-            len += (size_t)snprintf(p->conditioning + len,
-                                    sizeof(p->conditioning) - len, "%s%s",
+    to[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (live[i] != 0 && len < size)
+            len += (size_t)snprintf(to + len, size - len, "%s%s",
                                     len ? "," : "", names[i]);
+}
+
+static void conditioning_text(struct check_pid *p)
+{
+    static const char *const conds[RDRAND_STATUS_CONDS] = {"none", "reduce512",
+                                                           "refused"};
+    static const char *const mixes[RDRAND_STATUS_MIXES] = {"none", "os",
+                                                           "refused"};
+
+    live_text(p->conditioning, sizeof(p->conditioning),
+              p->block.live_conditioning, conds, RDRAND_STATUS_CONDS);
+    live_text(p->mix, sizeof(p->mix), p->block.live_mix, mixes,
+              RDRAND_STATUS_MIXES);
 }
 
 /*
@@ -637,6 +651,8 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
         {RDRAND_PARAM_GENERATE_REQUESTS, RDRAND_STATUS_GENERATE_REQUESTS},
         {RDRAND_PARAM_GENERATE_FAILURES, RDRAND_STATUS_GENERATE_FAILURES},
         {RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_STATUS_CONDITIONED_BLOCKS},
+        {RDRAND_PARAM_OS_BYTES, RDRAND_STATUS_OS_BYTES},
+        {RDRAND_PARAM_OS_FAILURES, RDRAND_STATUS_OS_FAILURES},
         {RDRAND_PARAM_HEALTH_FAILURES, RDRAND_STATUS_HEALTH_FAILURES},
     };
     const struct rdrand_status *b = &p->block;
@@ -659,6 +675,7 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
         add_u(params, max, &n, counters[i].key,
               check_pid_counter(b, counters[i].c));
     add_s(params, max, &n, RDRAND_PARAM_CONDITIONING, p->conditioning);
+    add_s(params, max, &n, RDRAND_PARAM_MIX, p->mix);
     add_s(params, max, &n, RDRAND_PARAM_CPU_VENDOR, b->cpu_vendor);
     add_u(params, max, &n, RDRAND_PARAM_CPU_FAMILY, b->cpu_family);
     add_u(params, max, &n, RDRAND_PARAM_CPU_MODEL, b->cpu_model);

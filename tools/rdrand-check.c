@@ -54,7 +54,7 @@
 #include "check.h"
 #include "errors.h"
 
-#define MAX_PARAMS 32
+#define MAX_PARAMS 64
 
 enum format { TEXT, JSON, PROMETHEUS };
 
@@ -725,6 +725,8 @@ static const char *const counters[] = {RDRAND_PARAM_RDRAND_WORDS,
                                        RDRAND_PARAM_GENERATE_FAILURES,
                                        RDRAND_PARAM_HEALTH_FAILURES,
                                        RDRAND_PARAM_CONDITIONED_BLOCKS,
+                                       RDRAND_PARAM_OS_BYTES,
+                                       RDRAND_PARAM_OS_FAILURES,
                                        RDRAND_PARAM_HEALTH_TRIPS,
                                        NULL};
 
@@ -844,6 +846,19 @@ static void put_prometheus(FILE *out, const struct check_report *r,
             prom_label(out, info_labels[i][1], v ? v->s : "");
     }
     fputs("} 1\n", out);
+    /*
+     * Its own metric, not a label of rdrand_info: scripts match that
+     * metric's label set as it was before mix existed.
+     */
+    if ((v = param(d, RDRAND_PARAM_MIX)) != NULL) {
+        prom_metric(out, "rdrand_mix_info", "gauge",
+                    "the mix value in force (none, os, refused): whether "
+                    "the OS's entropy is mixed into every seed",
+                    r->provider);
+        fputc(',', out);
+        prom_label(out, "mix", v->s);
+        fputs("} 1\n", out);
+    }
 }
 
 /* -o FILE: write beside it and rename, as the textfile collector wants. */

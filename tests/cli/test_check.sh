@@ -204,6 +204,37 @@ check "--prometheus: the CPU vendor as a label of rdrand_info" \
 check "--prometheus: family, model, stepping, microcode, errata as labels" \
     stdout_has ',cpu_vendor="GenuineIntel",cpu_family="6",cpu_model="143",cpu_stepping="8",cpu_microcode="",cpu_errata="none",health_verdict="ok"\} 1$'
 
+# mix = os (docs/mix.md): conf/sim-mix.cnf works and says so, through
+# openssl rand and rdrand-check (text and Prometheus); a bad value is
+# refused naming what is accepted, the mode shown as refused.
+sim "OPENSSL_CONF=$CONF/sim-mix.cnf" -- "$OPENSSL_BIN" rand -hex 16
+check "mix = os: openssl rand works" stdout_has '^[0-9a-f]{32}$'
+sim -- "$CHECK" -c "$CONF/sim-mix.cnf" --provider $SIM
+check "mix = os: rdrand-check exits 0" exited_with 0
+check "mix = os: shown" stdout_has '^  mix = os$'
+check "mix = os: os-bytes counted" stdout_has '^  os-bytes = [1-9][0-9]*$'
+check "mix = os: os-failures 0" stdout_has '^  os-failures = 0$'
+RDRAND_SIM_SPEC=os-fail-from=1,os-errno=ENOSYS sim -- "$CHECK" \
+    -c "$CONF/sim-mix.cnf" --provider $SIM --prometheus
+check "mix = os, getrandom failing: rdrand-check exits 1 (unhealthy)" \
+    exited_with 1
+check "mix = os, getrandom failing: rdrand_os_failures_total counts" \
+    stdout_has '^rdrand_os_failures_total\{provider="rdrand-sim"\} [1-9]'
+check "mix = os, getrandom failing: rdrand_mix_info says os" \
+    stdout_has '^rdrand_mix_info\{provider="rdrand-sim",mix="os"\} 1$'
+check "mix = os, getrandom failing: the warning names ENOSYS" \
+    stderr_has 'getrandom of [0-9]+ bytes failed \(ENOSYS'
+for bad in OS yes ''; do
+    make_variant "s/^warn = stderr\$/warn = stderr\nmix = $bad/"
+    sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
+    check "mix = '$bad': openssl rand fails" exited_fail
+    check "mix = '$bad': names what is accepted" \
+        stderr_has "mix = \"$bad\" is not accepted.*use none \| os"
+    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    check "mix = '$bad': rdrand-check exits 2" exited_with 2
+    check "mix = '$bad': shown as refused" stdout_has '^  mix = refused$'
+done
+
 # The CPU and the errata verdict (provider/cpu_errata.c).  An unlisted
 # CPU (the simulated default, AMD family 19h model 11h stepping 1, no
 # microcode file): its numbers, none listed, no warning.  A listed one

@@ -100,7 +100,8 @@ assert d["provider_loaded"] and d["seed_source_live"], d
 assert p["seed-requests"] >= 1 and p["seed-failures"] == 0, p
 for k in ("rdrand-words", "rdrand-failures", "health-verdict",
           "health-trips", "coco-platform", "coco-enforced", "conditioning",
-          "health-state", "version", "provider-instances"):
+          "health-state", "version", "provider-instances", "mix", "os-bytes",
+          "os-failures"):
     assert k in p, k' "$OUT/stdout" "$server"
 }
 check "s_server --json: valid, with the fields" json_ok
@@ -241,7 +242,7 @@ check "a process with another version's block starts" \
 pid_check "$held"
 check "another version: exit 4" exited 4
 check "another version: names both versions and what to use" \
-    stderr_has "version 99\.0\.0 \(status layout 2.*this rdrand-check is version [0-9.]+ .*use the rdrand-check of version 99\.0\.0"
+    stderr_has "version 99\.0\.0 \(status layout [0-9]+.*this rdrand-check is version [0-9.]+ .*use the rdrand-check of version 99\.0\.0"
 
 # Loaded (dlopen) but no provider made of it, then removed on disk.
 cp "$REAL_MODULES/rdrand.so" "$OUT/c/rdrand.so"

@@ -62,6 +62,30 @@ else
     check "real, reduce512 without AES-NI: says so" stderr_has 'AES-NI'
 fi
 
+# --- conf/rdrand-mix.cnf: the OS's entropy in every seed (docs/mix.md) ---
+mix=("OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand-mix.cnf")
+run "${mix[@]}" -- "$OPENSSL_BIN" rand -hex 32
+check "real, mix = os: openssl rand exits 0" exited_ok
+check "real, mix = os: 32 bytes of hex" stdout_has '^[0-9a-f]{64}$'
+run "${mix[@]}" -- "$PROBE" -n 8 -r mix os-bytes os-failures seed-bytes \
+    rdrand-failures
+check "real, mix = os: mix = os" line_is 1 os
+# 64 OS bytes per 48-byte seed, 32 per 32-byte one: 4 OS bytes per 3
+# seed bytes at most, and never none.
+# shellcheck disable=SC2317 # called through check
+os_bytes_ok() {
+    local os seed
+    os=$(sed -n 2p "$OUT/stdout") seed=$(sed -n 4p "$OUT/stdout")
+    echo "mix = os: $os OS bytes for $seed seed bytes"
+    [ "$seed" -ge 32 ] && [ "$os" -ge "$seed" ] && [ "$os" -le $((seed * 2)) ]
+}
+check "real, mix = os: os-bytes between seed-bytes and twice it" os_bytes_ok
+check "real, mix = os: no OS read failed" line_is 3 0
+check "real, mix = os: no RDRAND failures" line_is 5 0
+run "${mix[@]}" -- "$RDRAND_BUILD_DIR/rdrand-check"
+check "real, mix = os: rdrand-check exits 0" exited_ok
+check "real, mix = os: rdrand-check shows it" stdout_has '^  mix = os$'
+
 # --- openssl speed rand ---
 run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/rdrand.cnf" -- \
     "$OPENSSL_BIN" speed -seconds 1 rand

@@ -22,8 +22,8 @@
 
 #define MAX_PAIRS 8
 
-static const char *const keys[] = {"warn", "coco", "coco_seed_bits",
-                                   "on_coco_failure", "conditioning"};
+static const char *const keys[] = {
+    "warn", "coco", "coco_seed_bits", "on_coco_failure", "conditioning", "mix"};
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -95,7 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             || c->coco_seed_bits > RDRAND_COCO_SEED_BITS_MAX
             || c->coco_seed_bits % 64 != 0
             || c->conditioning > RDRAND_CONDITIONING_REFUSED
-            || (c->conditioning == RDRAND_CONDITIONING_REFUSED && refused == 0))
+            || (c->conditioning == RDRAND_CONDITIONING_REFUSED && refused == 0)
+            || c->mix > RDRAND_MIX_REFUSED
+            || (c->mix == RDRAND_MIX_REFUSED && refused == 0))
             abort(); /* took something out of range */
         /* The core answers with the last; a value refused shows so. */
         for (size_t i = n; !fails && i-- > 0;)
@@ -107,6 +109,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                          &v, why, sizeof(why))
                     && c->conditioning != RDRAND_CONDITIONING_REFUSED)
                     abort(); /* a refused value reported as a mode */
+                break;
+            }
+        for (size_t i = n; !fails && i-- > 0;)
+            if (strcmp(kv[2 * i], "mix") == 0) {
+                unsigned int v;
+                char why[224];
+                int parsed = rdrand_config_parse(RDRAND_KEY_MIX, kv[2 * i + 1],
+                                                 &v, why, sizeof(why));
+
+                /* A probe (MIX, mix.KEY) may refuse a valid value too. */
+                if (c->mix != RDRAND_MIX_REFUSED
+                    && (!parsed || c->mix != (enum rdrand_mix)v))
+                    abort(); /* the mode is not the one written */
                 break;
             }
         ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(

@@ -8,7 +8,8 @@
  * provider's secure allocations too.  Then: the provider's live memory
  * holds no delivered word, the stack holds no run of
  * self-test or CoCo words after init, and the CoCo scratch is wiped; in
- * conditioning = reduce512, the key and the raw words leave no trace.
+ * conditioning = reduce512, the key and the raw words leave no trace;
+ * in mix = os, neither the raw words nor the OS's bytes do.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -256,6 +257,45 @@ __attribute__((noinline)) static void leave_buffer_deep(int leave)
     OPENSSL_cleanse(pad, sizeof(pad));
 }
 
+/*
+ * mix = os: the simulated OS gives every byte as MIX_OS_BYTE, so a run of
+ * 16 of them in the dead stack is the trace of an undrained OS buffer
+ * (or of a hash state holding its bytes).
+ */
+#define MIX_OS_BYTE 0xc3
+__attribute__((noinline, no_sanitize("address", "thread"))) static int
+stack_holds_os_bytes(void)
+{
+    const volatile unsigned char *sp = __builtin_frame_address(0);
+    size_t run = 0;
+
+    for (size_t off = 16; off <= 48 * 1024; off++) {
+        run = sp[-(ptrdiff_t)off] == MIX_OS_BYTE ? run + 1 : 0;
+        if (run == 16)
+            return 1;
+    }
+    return 0;
+}
+
+/* The OS scan's positive control, as leave_buffer_deep's. */
+__attribute__((noinline)) static void leave_os_bytes(int leave)
+{
+    volatile unsigned char buf[32];
+
+    for (size_t i = 0; i < sizeof(buf); i++)
+        buf[i] = leave ? MIX_OS_BYTE : 0;
+    (void)buf[0];
+}
+
+__attribute__((noinline)) static void leave_os_bytes_deep(int leave)
+{
+    unsigned char pad[512];
+
+    OPENSSL_cleanse(pad, sizeof(pad));
+    leave_os_bytes(leave);
+    OPENSSL_cleanse(pad, sizeof(pad));
+}
+
 /* Zero the dead stack the scan looks at, so it starts from nothing. */
 __attribute__((noinline)) static void wipe_dead_stack(void)
 {
@@ -268,6 +308,18 @@ __attribute__((noinline)) static void wipe_dead_stack(void)
 
 #define RAND_FN(type, id)                                                      \
     ((OSSL_FUNC_rand_##type##_fn *)fake_dispatch_fn(rdrand_rand_functions, id))
+
+/* A RAND context on provctx, instantiated at strength 256. */
+static void *ready_ctx(void *provctx)
+{
+    void *ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
+
+    assert_non_null(ctx);
+    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
+                         ctx, 256, 0, NULL, 0, NULL),
+                     1);
+    return ctx;
+}
 
 /* get_seed's buffer: wiped by clear_seed and on every failure path. */
 static int zeroized(void *ctx)
@@ -286,11 +338,7 @@ static void test_seed_buffers(void **state)
 
     (void)state;
     assert_int_equal(fake_provider_init("", NULL, &provctx, &prov), 1);
-    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
-    assert_non_null(ctx);
-    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
-                         ctx, 256, 0, NULL, 0, NULL),
-                     1);
+    ctx = ready_ctx(provctx);
     /*
      * Success, then clear_seed; sizes that end mid-word too.  Seeds up to
      * 64 bytes are written into the context (rand.c) and wiped in place:
@@ -412,11 +460,7 @@ static void test_context_scan(void **state)
 
     (void)state;
     assert_int_equal(fake_provider_init(words_spec, NULL, &provctx, &prov), 1);
-    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
-    assert_non_null(ctx);
-    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
-                         ctx, 256, 0, NULL, 0, NULL),
-                     1);
+    ctx = ready_ctx(provctx);
     assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
                          ctx, out, sizeof(out), 256, 0, NULL, 0),
                      1);
@@ -507,11 +551,7 @@ static void test_conditioning_buffers(void **state)
     assert_int_equal(rdrand_sim_executions(), RDRAND_SELFTEST_WORDS + 2);
     assert_true(((struct rdrand_prov *)provctx)->cond_key.ready);
     assert_false(stack_holds_buffer());
-    ctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX)(provctx, NULL, NULL);
-    assert_non_null(ctx);
-    assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
-                         ctx, 256, 0, NULL, 0, NULL),
-                     1);
+    ctx = ready_ctx(provctx);
     wipe_dead_stack();
     assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
                          ctx, out, sizeof(out), 256, 0, NULL, 0),
@@ -551,6 +591,54 @@ static void test_conditioning_buffers(void **state)
     assert_int_equal(nlive, 0);
 }
 
+/*
+ * mix = os: the RDRAND words and the OS's bytes of each chunk, and the
+ * hash state, leave no run on the stack after a good request, after one
+ * whose second OS read fails and after one whose RDRAND fails half-way
+ * (out wiped then, the first chunk's blocks too).
+ */
+static void test_mix_buffers(void **state)
+{
+    static const char *const config[] = {"mix", "os", "warn", "none", NULL};
+    static unsigned char out[600];
+    static const unsigned char zero[sizeof(out)];
+    const OSSL_DISPATCH *prov;
+    void *provctx, *ctx;
+    char spec[128];
+
+    (void)state;
+    leave_os_bytes_deep(1);
+    assert_true(stack_holds_os_bytes()); /* the scan finds a left buffer */
+    leave_os_bytes_deep(0);
+    wipe_dead_stack();
+    assert_false(stack_holds_os_bytes());
+
+    for (int round = 0; round < 3; round++) {
+        static const char *const faults[] = {"", ",os-fail-at=2",
+                                             ",fail-at=150"};
+
+        snprintf(spec, sizeof(spec), "%s,os-value=%x%s", words_spec,
+                 MIX_OS_BYTE, faults[round]);
+        assert_int_equal(fake_provider_init(spec, config, &provctx, &prov), 1);
+        ctx = ready_ctx(provctx);
+        wipe_dead_stack();
+        memset(out, 0xa5, sizeof(out));
+        assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                             ctx, out, sizeof(out), 256, 0, NULL, 0),
+                         round == 0);
+        if (round == 0)
+            assert_false(holds_word(out, sizeof(out))); /* digests */
+        else
+            assert_memory_equal(out, zero, sizeof(out));
+        assert_true(rdrand_sim_os_reads() >= 1);
+        assert_false(stack_holds_buffer());
+        assert_false(stack_holds_os_bytes());
+        RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
+        ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+            prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+    }
+}
+
 /* The CoCo scratch is wiped after a good draw and after a failed one. */
 static void test_coco_scratch(void **state)
 {
@@ -583,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_stack_after_init),
         cmocka_unit_test(test_coco_scratch),
         cmocka_unit_test(test_conditioning_buffers),
+        cmocka_unit_test(test_mix_buffers),
     };
 
     /* Before libcrypto's first allocation, or the call fails. */

@@ -17,7 +17,11 @@
  * Each filter is shown to kill what it does not allow; the counters must
  * move by what the loops ask for.
  * With a config file as argv[2] (warn = stderr) and RDRAND_SIM failing,
- * a failing request under the filter instead (failing_cpu).
+ * a failing request under the filter instead (failing_cpu).  With one
+ * that sets mix = os (conf/sim-mix.cnf, argv[3] "mix"): the direct draws
+ * and DRBG draws with getrandom allowed as well, each draw reading the
+ * OS exactly once (mix_draws), and under a filter that makes getrandom
+ * fail with EPERM, every request failing closed (mix_forbidden).
  * Exits 77 (skip) when the real module reports no RDRAND.
  */
 #define _GNU_SOURCE
@@ -70,13 +74,19 @@ static const int drbg_path[] = {SYS_write, SYS_exit_group, SYS_getpid};
 static const int first_draw[] = {SYS_write,  SYS_exit_group, SYS_mmap,
                                  SYS_munmap, SYS_mprotect,   SYS_brk,
                                  SYS_madvise};
+/* mix = os: the seed path's one system call, getrandom. */
+static const int mix_path[] = {SYS_write, SYS_exit_group, SYS_getpid,
+                               SYS_getrandom};
 #define ALLOWED(list) list, sizeof(list) / sizeof(list[0])
 #define MAX_ALLOWED 8
 
-/* Install a filter allowing exactly allowed[0..n); TSYNC: all threads. */
-static int sandbox(const int *allowed, size_t n, int tsync)
+/*
+ * Install a filter allowing exactly allowed[0..n); TSYNC: all threads.
+ * eperm_nr, when not -1, fails with EPERM instead of killing.
+ */
+static int sandbox_eperm(const int *allowed, size_t n, int tsync, int eperm_nr)
 {
-    struct sock_filter filter[MAX_ALLOWED + 6];
+    struct sock_filter filter[MAX_ALLOWED + 8];
     struct sock_fprog prog = {0, filter};
     size_t i, k = 0;
 
@@ -91,6 +101,12 @@ static int sandbox(const int *allowed, size_t n, int tsync)
     filter[k++] = (struct sock_filter)BPF_STMT(
         BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
     /* The i-th comparison jumps over the n - 1 - i after it and the kill. */
+    if (eperm_nr >= 0) {
+        filter[k++] = (struct sock_filter)BPF_JUMP(
+            BPF_JMP | BPF_JEQ | BPF_K, (unsigned int)eperm_nr, 0, 1);
+        filter[k++] = (struct sock_filter)BPF_STMT(
+            BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+    }
     for (i = 0; i < n; i++)
         filter[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
                                                    (unsigned int)allowed[i],
@@ -104,6 +120,11 @@ static int sandbox(const int *allowed, size_t n, int tsync)
            && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                       tsync ? SECCOMP_FILTER_FLAG_TSYNC : 0, &prog)
                   == 0;
+}
+
+static int sandbox(const int *allowed, size_t n, int tsync)
+{
+    return sandbox_eperm(allowed, n, tsync, -1);
 }
 
 /* Run fn in a child; 1 when it exits 0, else say how it ended. */
@@ -302,6 +323,72 @@ static int failing_cpu(void)
     return 0;
 }
 
+/*
+ * mix = os under a filter that allows getrandom: 1000 direct draws of 64
+ * bytes (2 blocks: one 64-byte read each) and 1000 prediction-resistant
+ * seeds, all served, the OS read once per request.
+ */
+static int mix_draws(void)
+{
+    uint64_t os = counter(prov, RDRAND_PARAM_OS_BYTES);
+    uint64_t requests = counter(prov, RDRAND_PARAM_GENERATE_REQUESTS);
+    unsigned char buf[64];
+
+    if (!sandbox(ALLOWED(mix_path), 0))
+        return fail("cannot install the seccomp filter");
+    for (int i = 0; i < ROUNDS; i++)
+        if (!EVP_RAND_generate(src, buf, sizeof(buf), 256, 1, NULL, 0))
+            return fail("EVP_RAND_generate from RDRAND with mix = os");
+    if (counter(prov, RDRAND_PARAM_GENERATE_REQUESTS) - requests != ROUNDS
+        || counter(prov, RDRAND_PARAM_OS_BYTES) - os != ROUNDS * 64)
+        return fail("os-bytes did not grow by 64 per 64-byte draw");
+    for (int i = 0; i < ROUNDS; i++)
+        if (!EVP_RAND_generate(drbg, buf, sizeof(buf), 256, 1, NULL, 0))
+            return fail("prediction-resistant CTR-DRBG generate, mix = os");
+    if (counter(prov, RDRAND_PARAM_OS_FAILURES) != 0
+        || counter(prov, RDRAND_PARAM_SEED_FAILURES) != 0)
+        return fail("an OS read or a seed failed");
+    say("ok - mix = os: 1000 direct draws and 1000 prediction-resistant "
+        "seeds under seccomp (write, exit_group, getpid, getrandom)\n");
+    return 0;
+}
+
+/*
+ * mix = os under a filter that makes getrandom fail with EPERM: every
+ * request fails closed, each counting one OS failure and no RDRAND one;
+ * the warning (stderr) is a write and the process lives on.
+ */
+static int mix_forbidden(void)
+{
+    uint64_t os_failures = counter(prov, RDRAND_PARAM_OS_FAILURES);
+    uint64_t hw_failures = counter(prov, RDRAND_PARAM_RDRAND_FAILURES);
+    uint64_t seed_failures = counter(prov, RDRAND_PARAM_SEED_FAILURES);
+    unsigned char buf[64];
+
+    if (!sandbox_eperm(ALLOWED(drbg_path), 0, SYS_getrandom))
+        return fail("cannot install the seccomp filter");
+    for (int i = 0; i < ROUNDS; i++) {
+        memset(buf, 0xee, sizeof(buf));
+        if (EVP_RAND_generate(src, buf, sizeof(buf), 256, 0, NULL, 0))
+            return fail("a request succeeded without the OS's entropy");
+        for (size_t j = 0; j < sizeof(buf); j++)
+            if (buf[j] != 0 && buf[j] != 0xee)
+                return fail("a failed request left output behind");
+    }
+    if (counter(prov, RDRAND_PARAM_OS_FAILURES) - os_failures != ROUNDS)
+        return fail("os-failures did not count each failed request once");
+    /* How often the DRBG asks after a failed seed is libcrypto's: >= 1. */
+    if (EVP_RAND_generate(drbg, buf, sizeof(buf), 256, 1, NULL, 0))
+        return fail("a prediction-resistant generate succeeded without a seed");
+    if (counter(prov, RDRAND_PARAM_OS_FAILURES) - os_failures < ROUNDS + 1
+        || counter(prov, RDRAND_PARAM_SEED_FAILURES) - seed_failures < 1
+        || counter(prov, RDRAND_PARAM_RDRAND_FAILURES) != hw_failures)
+        return fail("the failed seed was not counted as an OS failure");
+    say("ok - mix = os, getrandom refused (EPERM) by seccomp: every request "
+        "failed closed\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *module = argc > 1 ? argv[1] : RDRAND_PROVIDER_NAME;
@@ -350,6 +437,11 @@ int main(int argc, char **argv)
         || !kills(ALLOWED(first_draw), SYS_getpid)
         || !kills(ALLOWED(first_draw), SYS_futex))
         return fail("a seccomp filter does not kill what it does not allow");
+    if (conf != NULL && argc > 3 && strcmp(argv[3], "mix") == 0)
+        return in_child(mix_draws, "mix = os draws")
+                       && in_child(mix_forbidden, "mix = os, getrandom refused")
+                   ? 0
+                   : 1;
     if (conf != NULL)
         return in_child(failing_cpu, "a failing CPU") ? 0 : 1;
     return in_child(direct_draws, "direct draws")

@@ -74,6 +74,13 @@ static const struct {
     {"conditioning", "reduce512 ", 0, "use none | reduce512"},
     {"conditioning", "cbc-mac", 0, "use none | reduce512"},
     {"conditioning", "", 0, "use none | reduce512"},
+    {"mix", "none", 1, NULL},
+    {"mix", "os", 1, NULL},
+    {"mix", "OS", 0, "(values are case-sensitive); use none | os"},
+    {"mix", "yes", 0, "use none | os"},
+    {"mix", "", 0, "use none | os"},
+    {"mix", "os ", 0, "use none | os"},
+    {"mix", "getrandom", 0, "use none | os"},
     /* What the core hands over for "WARN = bogus" and for a value that
      * names a section ("on_coco_failure = default_sect"). */
     {"WARN", "bogus", 0, "(keys are case-sensitive); write warn"},
@@ -85,6 +92,8 @@ static const struct {
      "(keys are case-sensitive); write conditioning"},
     {"conditioning.default", "1", 0,
      "conditioning is a section name, not a value"},
+    {"Mix", "os", 0, "(keys are case-sensitive); write mix"},
+    {"mix.random", "1", 0, "mix is a section name, not a value"},
 };
 
 #define RAND_FN(type, id)                                                      \
@@ -188,24 +197,44 @@ static void test_first_refusal_kept(void **state)
 }
 
 /*
- * The conditioning parameter after a refusal: the mode the operator wrote
- * when that value is valid (another key was refused), "refused" when the
- * conditioning value or key itself was.
+ * The mode parameters (conditioning, mix) after a refusal: the mode the
+ * operator wrote when that value is valid (another key was refused),
+ * "refused" when the value or key itself was.
  */
-static void test_conditioning_param_when_refused(void **state)
+static void test_mode_params_when_refused(void **state)
 {
     static const struct {
         const char *config[5];
-        const char *want;
+        const char *param, *want;
     } modes[] = {
-        {{"warn", "loud", "conditioning", "reduce512", NULL}, "reduce512"},
-        {{"conditioning", "reduce512", "coco", "off", NULL}, "reduce512"},
-        {{"coco", "off", "conditioning", "none", NULL}, "none"},
-        {{"coco", "off", NULL}, "none"},
-        {{"conditioning", "reduce512 ", "warn", "none", NULL}, "refused"},
-        {{"warn", "loud", "conditioning", "Reduce512", NULL}, "refused"},
-        {{"CONDITIONING", "reduce512", "warn", "none", NULL}, "refused"},
-        {{"conditioning.default", "1", "warn", "none", NULL}, "refused"},
+        {{"warn", "loud", "conditioning", "reduce512", NULL},
+         "conditioning",
+         "reduce512"},
+        {{"conditioning", "reduce512", "coco", "off", NULL},
+         "conditioning",
+         "reduce512"},
+        {{"coco", "off", "conditioning", "none", NULL}, "conditioning", "none"},
+        {{"coco", "off", NULL}, "conditioning", "none"},
+        {{"conditioning", "reduce512 ", "warn", "none", NULL},
+         "conditioning",
+         "refused"},
+        {{"warn", "loud", "conditioning", "Reduce512", NULL},
+         "conditioning",
+         "refused"},
+        {{"CONDITIONING", "reduce512", "warn", "none", NULL},
+         "conditioning",
+         "refused"},
+        {{"conditioning.default", "1", "warn", "none", NULL},
+         "conditioning",
+         "refused"},
+        {{"warn", "loud", "mix", "os", NULL}, "mix", "os"},
+        {{"mix", "os", "conditioning", "Reduce512", NULL}, "mix", "os"},
+        {{"coco", "off", NULL}, "mix", "none"},
+        {{"mix", "OS", "warn", "none", NULL}, "mix", "refused"},
+        {{"mix", "yes", "conditioning", "reduce512", NULL}, "mix", "refused"},
+        {{"mix", "", "warn", "none", NULL}, "mix", "refused"},
+        {{"MIX", "os", "warn", "none", NULL}, "mix", "refused"},
+        {{"mix.default", "1", "warn", "none", NULL}, "mix", "refused"},
     };
 
     (void)state;
@@ -217,11 +246,11 @@ static void test_conditioning_param_when_refused(void **state)
         assert_int_equal(
             fake_provider_init("", modes[i].config, &provctx, &prov), 1);
         assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
-        got = fake_get_utf8(prov, provctx, RDRAND_PARAM_CONDITIONING);
+        got = fake_get_utf8(prov, provctx, modes[i].param);
         if (got == NULL || strcmp(got, modes[i].want) != 0)
-            fail_msg("%s = \"%s\": conditioning \"%s\", not \"%s\"",
-                     modes[i].config[0], modes[i].config[1],
-                     got ? got : "(null)", modes[i].want);
+            fail_msg("%s = \"%s\": %s \"%s\", not \"%s\"", modes[i].config[0],
+                     modes[i].config[1], modes[i].param, got ? got : "(null)",
+                     modes[i].want);
         teardown(prov, provctx);
     }
 }
@@ -307,7 +336,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_value),
         cmocka_unit_test(test_first_refusal_kept),
-        cmocka_unit_test(test_conditioning_param_when_refused),
+        cmocka_unit_test(test_mode_params_when_refused),
         cmocka_unit_test(test_bad_config_in_failing_guest_loads),
         cmocka_unit_test(test_config_latch_survives_recovery),
         cmocka_unit_test(test_core_get_params_failure_latches),
