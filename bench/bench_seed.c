@@ -44,6 +44,11 @@
  *             both in a library context whose builtin provider is in
  *             that mode (docs/conditioning.md)
  *
+ *   mix = os: get_seed 48 B on an instance whose core answers mix = os;
+ *             EVP_RAND_generate 48 B and a CTR-DRBG pr=1, in library
+ *             contexts whose builtin provider is in mix = os, with
+ *             conditioning none and reduce512 (docs/mix.md)
+ *
  *   CoCo seed check: what OSSL_provider_init does in a CoCo guest or
  *             with coco = require (rdrand_coco_seed_check: 256 bits drawn
  *             and health-tested); CoCo detection: the signal probes every
@@ -151,26 +156,41 @@ static void bench_health_draw(const struct variant *v, size_t ops)
 /* A provider on a core that answers no config key and takes no errors. */
 static void *bench_provctx, *bench_ctx;
 static void *bench_r512_provctx, *bench_r512_ctx;
+static void *bench_mix_provctx, *bench_mix_ctx;
 static const OSSL_DISPATCH *bench_prov_out;
 static OSSL_FUNC_rand_get_seed_fn *bench_get_seed;
 static OSSL_FUNC_rand_clear_seed_fn *bench_clear_seed;
 
-/* The handle of the instance in conditioning = reduce512 (see below). */
-static int bench_r512_handle;
+/* What a config section would say: conditioning and mix (NULL: unset). */
+struct bench_mode {
+    const char *conditioning, *mix;
+};
+static const struct bench_mode bench_r512 = {"reduce512", NULL};
+static const struct bench_mode bench_mix = {NULL, "os"};
+static const struct bench_mode bench_r512_mix = {"reduce512", "os"};
 
-/* Answer conditioning = reduce512, as a config section would. */
-static int bench_answer_reduce512(OSSL_PARAM params[])
+/* The handles of the instances in those modes (see below). */
+static int bench_r512_handle, bench_mix_handle;
+
+static int bench_answer(const struct bench_mode *m, OSSL_PARAM params[])
 {
-    OSSL_PARAM *p = OSSL_PARAM_locate(params, "conditioning");
+    OSSL_PARAM *p;
 
-    return p == NULL || OSSL_PARAM_set_utf8_ptr(p, "reduce512");
+    if (m->conditioning != NULL
+        && (p = OSSL_PARAM_locate(params, "conditioning")) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, m->conditioning))
+        return 0;
+    return m->mix == NULL || (p = OSSL_PARAM_locate(params, "mix")) == NULL
+           || OSSL_PARAM_set_utf8_ptr(p, m->mix);
 }
 
 static int bench_core_get_params(const OSSL_CORE_HANDLE *handle,
                                  OSSL_PARAM params[])
 {
     if (handle == (const OSSL_CORE_HANDLE *)&bench_r512_handle)
-        return bench_answer_reduce512(params);
+        return bench_answer(&bench_r512, params);
+    if (handle == (const OSSL_CORE_HANDLE *)&bench_mix_handle)
+        return bench_answer(&bench_mix, params);
     return 1;
 }
 
@@ -213,7 +233,9 @@ static int bench_provider_up(void)
     return bench_instance_up((const OSSL_CORE_HANDLE *)&handle, &bench_provctx,
                              &bench_ctx)
            && bench_instance_up((const OSSL_CORE_HANDLE *)&bench_r512_handle,
-                                &bench_r512_provctx, &bench_r512_ctx);
+                                &bench_r512_provctx, &bench_r512_ctx)
+           && bench_instance_up((const OSSL_CORE_HANDLE *)&bench_mix_handle,
+                                &bench_mix_provctx, &bench_mix_ctx);
 }
 
 static void bench_provider_down(void)
@@ -229,6 +251,8 @@ static void bench_provider_down(void)
     teardown(bench_provctx);
     freectx(bench_r512_ctx);
     teardown(bench_r512_provctx);
+    freectx(bench_mix_ctx);
+    teardown(bench_mix_provctx);
 }
 
 static void bench_seed_on(void *ctx, const struct variant *v, size_t ops)
@@ -256,6 +280,12 @@ static void bench_get_seed_path(const struct variant *v, size_t ops)
 static void bench_get_seed_r512(const struct variant *v, size_t ops)
 {
     bench_seed_on(bench_r512_ctx, v, ops);
+}
+
+/* The same on the instance in mix = os. */
+static void bench_get_seed_mix(const struct variant *v, size_t ops)
+{
+    bench_seed_on(bench_mix_ctx, v, ops);
 }
 
 /*
@@ -289,67 +319,77 @@ static void bench_coco_detect(const struct variant *v, size_t ops)
 }
 
 /*
- * The builtin provider in conditioning = reduce512: its init sees the
- * core's get_params answer conditioning = reduce512, as from a config
- * section, whatever the library context's configuration says.
+ * The builtin provider in a mode: its init sees the core's get_params
+ * answer bench_mode_next, as from a config section, whatever the library
+ * context's configuration says.  The provider reads its section only in
+ * its init, which OSSL_PROVIDER_load runs before it returns.
  */
 static OSSL_FUNC_core_get_params_fn *bench_real_get_params;
-static OSSL_DISPATCH bench_r512_in[128];
-static OSSL_provider_init_fn bench_r512_init;
+static OSSL_DISPATCH bench_mode_in[128];
+static OSSL_provider_init_fn bench_mode_init;
+static const struct bench_mode *bench_mode_next;
 
-static int bench_r512_get_params(const OSSL_CORE_HANDLE *handle,
+static int bench_mode_get_params(const OSSL_CORE_HANDLE *handle,
                                  OSSL_PARAM params[])
 {
     return bench_real_get_params(handle, params)
-           && bench_answer_reduce512(params);
+           && bench_answer(bench_mode_next, params);
 }
 
-static int bench_r512_init(const OSSL_CORE_HANDLE *handle,
+static int bench_mode_init(const OSSL_CORE_HANDLE *handle,
                            const OSSL_DISPATCH *in, const OSSL_DISPATCH **out,
                            void **provctx)
 {
     size_t n = 0;
 
     for (; in[n].function_id != 0 && n + 1 < 128; n++) {
-        bench_r512_in[n] = in[n];
+        bench_mode_in[n] = in[n];
         if (in[n].function_id == OSSL_FUNC_CORE_GET_PARAMS) {
             bench_real_get_params = OSSL_FUNC_core_get_params(&in[n]);
-            bench_r512_in[n].function = (void (*)(void))bench_r512_get_params;
+            bench_mode_in[n].function = (void (*)(void))bench_mode_get_params;
         }
     }
-    bench_r512_in[n] = (OSSL_DISPATCH){0, NULL};
+    bench_mode_in[n] = (OSSL_DISPATCH){0, NULL};
     return bench_real_get_params != NULL
-           && OSSL_provider_init(handle, bench_r512_in, out, provctx);
+           && OSSL_provider_init(handle, bench_mode_in, out, provctx);
 }
 
 /*
- * Library contexts: seeded from RDRAND (rdrand 1), from RDRAND in
- * conditioning = reduce512 (rdrand 2), and from SEED-SRC (rdrand 0).
+ * Library contexts: seeded from RDRAND in the mode given (NULL: the
+ * defaults), or from SEED-SRC (rdrand 0).  *prov: the RDRAND provider.
  */
 static OSSL_LIB_CTX *bench_lib_rdrand, *bench_lib_seed_src, *bench_lib_r512;
-static OSSL_PROVIDER *bench_loaded[5];
+static OSSL_LIB_CTX *bench_lib_mix, *bench_lib_r512_mix;
+static OSSL_PROVIDER *bench_loaded[10];
+static int bench_nloaded;
 
-static OSSL_LIB_CTX *bench_libctx(int rdrand)
+static OSSL_PROVIDER *bench_load(OSSL_LIB_CTX *libctx, const char *name)
+{
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, name);
+
+    if (prov != NULL)
+        bench_loaded[bench_nloaded++] = prov;
+    return prov;
+}
+
+static OSSL_LIB_CTX *bench_libctx(int rdrand, const struct bench_mode *mode,
+                                  OSSL_PROVIDER **prov)
 {
     OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     unsigned char b[32];
 
     if (libctx == NULL)
         return NULL;
+    bench_mode_next = mode;
     if (rdrand
         && (!OSSL_PROVIDER_add_builtin(libctx, RDRAND_PROVIDER_NAME,
-                                       rdrand == 2 ? bench_r512_init
-                                                   : OSSL_provider_init)
-            || (bench_loaded[rdrand == 2 ? 3 : 0] =
-                    OSSL_PROVIDER_load(libctx, RDRAND_PROVIDER_NAME))
-                   == NULL
+                                       mode != NULL ? bench_mode_init
+                                                    : OSSL_provider_init)
+            || (*prov = bench_load(libctx, RDRAND_PROVIDER_NAME)) == NULL
             || !RAND_set_seed_source_type(libctx, RDRAND_ALGORITHM_NAME,
                                           RDRAND_PROPERTY_QUERY)))
         return NULL;
-    if ((bench_loaded[rdrand == 2 ? 4
-                      : rdrand    ? 1
-                                  : 2] = OSSL_PROVIDER_load(libctx, "default"))
-            == NULL
+    if (bench_load(libctx, "default") == NULL
         || RAND_bytes_ex(libctx, b, sizeof(b), 0) != 1)
         return NULL;
     return libctx;
@@ -361,9 +401,12 @@ static OSSL_LIB_CTX *bench_libctx(int rdrand)
  * DRBG's parent must be lockable).
  */
 static EVP_RAND_CTX *bench_gen_rdrand, *bench_gen_seed_src;
-static EVP_RAND_CTX *bench_parent[3], *bench_pr_rdrand, *bench_pr_seed_src;
+static EVP_RAND_CTX *bench_parent[5], *bench_pr_rdrand, *bench_pr_seed_src;
 static EVP_RAND_CTX *bench_pr_r512;  /* over RDRAND, reduce512 */
 static EVP_RAND_CTX *bench_gen_r512; /* RDRAND itself, reduce512 */
+/* The same in mix = os, and in mix = os with reduce512. */
+static EVP_RAND_CTX *bench_pr_mix, *bench_gen_mix;
+static EVP_RAND_CTX *bench_pr_r512_mix, *bench_gen_r512_mix;
 /* The public DRBGs of the two library contexts (this thread's). */
 static EVP_RAND_CTX *bench_pub_rdrand, *bench_pub_seed_src;
 
@@ -429,6 +472,27 @@ static int bench_contexts_up(void)
                    bench_rand_ctx(bench_lib_r512, RDRAND_ALGORITHM_NAME,
                                   RDRAND_PROPERTY_QUERY, NULL))
                   != NULL
+           && (bench_parent[3] = bench_locked_ctx(
+                   bench_lib_mix, RDRAND_ALGORITHM_NAME, RDRAND_PROPERTY_QUERY))
+                  != NULL
+           && (bench_pr_mix = bench_rand_ctx(bench_lib_mix, "CTR-DRBG", NULL,
+                                             bench_parent[3]))
+                  != NULL
+           && (bench_gen_mix =
+                   bench_rand_ctx(bench_lib_mix, RDRAND_ALGORITHM_NAME,
+                                  RDRAND_PROPERTY_QUERY, NULL))
+                  != NULL
+           && (bench_parent[4] =
+                   bench_locked_ctx(bench_lib_r512_mix, RDRAND_ALGORITHM_NAME,
+                                    RDRAND_PROPERTY_QUERY))
+                  != NULL
+           && (bench_pr_r512_mix = bench_rand_ctx(
+                   bench_lib_r512_mix, "CTR-DRBG", NULL, bench_parent[4]))
+                  != NULL
+           && (bench_gen_r512_mix =
+                   bench_rand_ctx(bench_lib_r512_mix, RDRAND_ALGORITHM_NAME,
+                                  RDRAND_PROPERTY_QUERY, NULL))
+                  != NULL
            && (bench_pub_rdrand = RAND_get0_public(bench_lib_rdrand)) != NULL
            && (bench_pub_seed_src = RAND_get0_public(bench_lib_seed_src))
                   != NULL;
@@ -440,7 +504,11 @@ static void bench_contexts_down(void)
     EVP_RAND_CTX_free(bench_pr_seed_src);
     EVP_RAND_CTX_free(bench_pr_r512);
     EVP_RAND_CTX_free(bench_gen_r512);
-    for (int i = 0; i < 3; i++)
+    EVP_RAND_CTX_free(bench_pr_mix);
+    EVP_RAND_CTX_free(bench_gen_mix);
+    EVP_RAND_CTX_free(bench_pr_r512_mix);
+    EVP_RAND_CTX_free(bench_gen_r512_mix);
+    for (int i = 0; i < 5; i++)
         EVP_RAND_CTX_free(bench_parent[i]);
     EVP_RAND_CTX_free(bench_gen_rdrand);
     EVP_RAND_CTX_free(bench_gen_seed_src);
@@ -642,6 +710,11 @@ enum {
     SEED48_R512, /* issue 12's rows last: the others keep their numbers */
     PR_DRBG_R512,
     GEN48_R512,
+    SEED48_MIX, /* issue 22's: after them */
+    GEN48_MIX,
+    PR_DRBG_MIX,
+    GEN48_R512_MIX,
+    PR_DRBG_R512_MIX,
     NVARIANTS
 };
 
@@ -698,6 +771,16 @@ static struct variant variants[NVARIANTS] = {
         BENCH_EVP("CTR-DRBG pr=1 over RDRAND reduce512", 32, bench_pr_r512, 1),
     [GEN48_R512] = BENCH_EVP("EVP_RAND_generate, RDRAND ctx reduce512", 48,
                              bench_gen_r512, 0),
+    [SEED48_MIX] =
+        BENCH_VARIANT("get_seed+clear_seed, mix=os", 48, bench_get_seed_mix),
+    [GEN48_MIX] =
+        BENCH_EVP("EVP_RAND_generate, RDRAND ctx mix=os", 48, bench_gen_mix, 0),
+    [PR_DRBG_MIX] =
+        BENCH_EVP("CTR-DRBG pr=1 over RDRAND mix=os", 32, bench_pr_mix, 1),
+    [GEN48_R512_MIX] = BENCH_EVP("EVP_RAND_generate, reduce512 mix=os", 48,
+                                 bench_gen_r512_mix, 0),
+    [PR_DRBG_R512_MIX] = BENCH_EVP("CTR-DRBG pr=1 over reduce512 mix=os", 32,
+                                   bench_pr_r512_mix, 1),
 };
 
 static void bench_ratio(const char *what, int num, int den)
@@ -711,7 +794,7 @@ struct bench_figure {
     double value;
 };
 
-static struct bench_figure bench_figures[24];
+static struct bench_figure bench_figures[32];
 static int bench_nfigures;
 
 static void bench_figure(const char *name, double value, const char *unit,
@@ -753,6 +836,19 @@ static const struct {
      "48 B, EVP_RAND_generate: RDRAND reduce512 vs SEED-SRC"},
     {"pr_drbg_reduce512_vs_seed_src", PR_DRBG_R512, PR_DRBG_SEED_SRC, "x time",
      "-", "CTR-DRBG pr=1 32 B, over reduce512 vs SEED-SRC"},
+    /* docs/mix.md: the same, with the OS's entropy mixed in. */
+    {"seed_48_mix_vs_none", GEN48_MIX, GEN48, "x time", "-",
+     "48 B, EVP_RAND_generate: mix=os vs mix=none"},
+    {"seed_48_mix_vs_seed_src", GEN48_MIX, GEN48_SEED_SRC, "x time", "-",
+     "48 B, EVP_RAND_generate: RDRAND mix=os vs SEED-SRC"},
+    {"seed_48_reduce512_mix_vs_seed_src", GEN48_R512_MIX, GEN48_SEED_SRC,
+     "x time", "-", "48 B, EVP_RAND_generate: reduce512 mix=os vs SEED-SRC"},
+    {"pr_drbg_mix_vs_none", PR_DRBG_MIX, PR_DRBG, "x time", "-",
+     "CTR-DRBG pr=1 32 B, over mix=os vs mix=none"},
+    {"pr_drbg_mix_vs_seed_src", PR_DRBG_MIX, PR_DRBG_SEED_SRC, "x time", "-",
+     "CTR-DRBG pr=1 32 B, over RDRAND mix=os vs SEED-SRC"},
+    {"pr_drbg_reduce512_mix_vs_seed_src", PR_DRBG_R512_MIX, PR_DRBG_SEED_SRC,
+     "x time", "-", "CTR-DRBG pr=1 32 B, over reduce512 mix=os vs SEED-SRC"},
 };
 
 static double bench_best_ratio(int num, int den)
@@ -787,15 +883,17 @@ static int bench_has_rdrand(void)
            && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> 30 & 1);
 }
 
-/* The reduce512 library context really runs that mode. */
-static int bench_r512_checked(void)
+/* A library context's provider really runs the mode asked for. */
+static int bench_mode_checked(OSSL_PROVIDER *prov, const struct bench_mode *m)
 {
-    const char *mode = NULL;
-    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, &mode, 0),
+    const char *cond = NULL, *mix = NULL;
+    OSSL_PARAM p[] = {OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CONDITIONING, &cond, 0),
+                      OSSL_PARAM_utf8_ptr(RDRAND_PARAM_MIX, &mix, 0),
                       OSSL_PARAM_END};
 
-    return OSSL_PROVIDER_get_params(bench_loaded[3], p) && mode != NULL
-           && strcmp(mode, "reduce512") == 0;
+    return OSSL_PROVIDER_get_params(prov, p) && cond != NULL && mix != NULL
+           && strcmp(cond, m->conditioning ? m->conditioning : "none") == 0
+           && strcmp(mix, m->mix ? m->mix : "none") == 0;
 }
 
 static uint64_t bench_seed_requests(void)
@@ -834,6 +932,8 @@ int main(int argc, char **argv)
     double rate[4][BENCH_MAX_REPS], scaling, load_us = 0, health_words;
     struct bench_thread threads[2] = {{0}};
     int have_load, only = 0;
+    OSSL_PROVIDER *prov_rdrand = NULL, *prov_r512 = NULL, *prov_mix = NULL;
+    OSSL_PROVIDER *prov_r512_mix = NULL;
     char cpu[128];
     int opt;
 
@@ -855,9 +955,17 @@ int main(int argc, char **argv)
     }
     bench_cpu_name(cpu, sizeof(cpu));
     rdrand_health_init(&bench_health);
-    if (!bench_provider_up() || (bench_lib_rdrand = bench_libctx(1)) == NULL
-        || (bench_lib_seed_src = bench_libctx(0)) == NULL
-        || (bench_lib_r512 = bench_libctx(2)) == NULL || !bench_r512_checked()
+    if (!bench_provider_up()
+        || (bench_lib_rdrand = bench_libctx(1, NULL, &prov_rdrand)) == NULL
+        || (bench_lib_seed_src = bench_libctx(0, NULL, NULL)) == NULL
+        || (bench_lib_r512 = bench_libctx(1, &bench_r512, &prov_r512)) == NULL
+        || (bench_lib_mix = bench_libctx(1, &bench_mix, &prov_mix)) == NULL
+        || (bench_lib_r512_mix =
+                bench_libctx(1, &bench_r512_mix, &prov_r512_mix))
+               == NULL
+        || !bench_mode_checked(prov_r512, &bench_r512)
+        || !bench_mode_checked(prov_mix, &bench_mix)
+        || !bench_mode_checked(prov_r512_mix, &bench_r512_mix)
         || !bench_contexts_up()
         || (threads[0].ctx =
                 bench_rand_ctx(bench_lib_rdrand, RDRAND_ALGORITHM_NAME,
@@ -977,6 +1085,10 @@ int main(int argc, char **argv)
            drbg_requests, drbg_ops);
     printf("conditioned blocks (reduce512 rows) in this run: %" PRIu64 "\n",
            rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS));
+    printf("OS bytes read (mix=os rows) in this run: %" PRIu64
+           ", failed reads: %" PRIu64 "\n",
+           rdrand_counter_get(RDRAND_CTR_OS_BYTES),
+           rdrand_counter_get(RDRAND_CTR_OS_FAILURES));
     printf("requests/s, best batch: raw 48 B 1 thread %.0f, 2 threads %.0f; "
            "generate 48 B 1 thread %.0f, 2 threads %.0f\n",
            rate[0][reps - 1], rate[1][reps - 1], rate[2][reps - 1],
@@ -991,6 +1103,8 @@ int main(int argc, char **argv)
                  "48 B seed, conditioning none");
     bench_figure("seed_48_reduce512_us", variants[SEED48_R512].best / 1e3, "us",
                  "-", "48 B seed, conditioning reduce512");
+    bench_figure("seed_48_mix_us", variants[SEED48_MIX].best / 1e3, "us", "-",
+                 "48 B seed, mix os");
     bench_figure("threads2_scaling_vs_raw", scaling, "x raw's gain", ">= 1.0",
                  "2 vs 1 thread, generate 48 B, over raw's");
     bench_figure("coco_check_us", variants[COCO_SEED_CHECK].best / 1e3, "us",
@@ -1020,9 +1134,12 @@ out:
     EVP_RAND_CTX_free(threads[0].ctx);
     EVP_RAND_CTX_free(threads[1].ctx);
     bench_contexts_down();
-    for (int i = 0; i < 5; i++)
+    (void)prov_rdrand;
+    for (int i = 0; i < bench_nloaded; i++)
         OSSL_PROVIDER_unload(bench_loaded[i]);
     OSSL_LIB_CTX_free(bench_lib_r512);
+    OSSL_LIB_CTX_free(bench_lib_mix);
+    OSSL_LIB_CTX_free(bench_lib_r512_mix);
     OSSL_LIB_CTX_free(bench_lib_rdrand);
     OSSL_LIB_CTX_free(bench_lib_seed_src);
     if (bench_failures != 0) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The benchmark runs (short mode, timings never judged) and prints every
-# figure of issues 13 and 12 exactly once as "bench: NAME=NUMBER".
+# figure of issues 13, 12 and 22 exactly once as "bench: NAME=NUMBER".
 set -uo pipefail
 : "${RDRAND_BUILD_DIR:?set by ctest}" "${RDRAND_SOURCE_DIR:?}"
 # shellcheck source=tests/checks.sh
@@ -23,9 +23,12 @@ for name in generate_4k_vs_raw generate_48_vs_raw6 generate_48_vs_seed_src \
     threads2_scaling_vs_raw speed_rand_16k_ratio load_unload_us \
     coco_check_us coco_detect_us seed_48_none_vs_seed_src \
     seed_48_reduce512_vs_seed_src pr_drbg_reduce512_vs_seed_src \
-    seed_48_none_us seed_48_reduce512_us; do
+    seed_48_none_us seed_48_reduce512_us seed_48_mix_vs_none \
+    seed_48_mix_vs_seed_src seed_48_reduce512_mix_vs_seed_src \
+    pr_drbg_mix_vs_none pr_drbg_mix_vs_seed_src \
+    pr_drbg_reduce512_mix_vs_seed_src seed_48_mix_us; do
     check "prints bench: $name once, with a number" test "$(grep -cE \
         "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
 done
-check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = 16
+check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = 23
 finish

@@ -5,7 +5,9 @@
 # with and without health tests, get_seed, EVP_RAND_generate on RDRAND
 # and SEED-SRC contexts, prediction-resistant CTR-DRBGs, 2 threads vs 1,
 # loading rdrand.so and its CoCo check, and issue 12's conditioning =
-# reduce512 against none and SEED-SRC: a 48-byte seed, a CTR-DRBG pr=1), then "openssl speed rand" at
+# reduce512 against none and SEED-SRC: a 48-byte seed, a CTR-DRBG pr=1;
+# issue 22's mix = os against mix = none and SEED-SRC, in both
+# conditioning modes, the same two), then "openssl speed rand" at
 # 16 KiB without and with conf/rdrand.cnf, alternated, as two processes
 # per round.  Each ratio is printed once more as "bench: NAME=VALUE".
 #   scripts/bench.sh [--short] [--no-build] [bench_seed options]
