@@ -8,6 +8,7 @@
 #include <openssl/crypto.h>
 
 #include "counters.h"
+#include "draw.h"
 #include "errors.h"
 #include "hw.h"
 #include "sha256.h"
@@ -101,6 +102,13 @@ int rdrand_mix_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
             left -= n;
         }
     }
+    /*
+     * SHA-256's working variables (state derived from R and O, one add
+     * from a digest) may be spilled in the frames below this one, as the
+     * draw's words are: the draw's frame wipe, called from here, covers
+     * them (sha256.c's deepest frame is ~350 bytes of its 1 KiB).
+     */
+    rdrand_wipe_draw_frame();
     OPENSSL_cleanse(rd, sizeof(rd));
     OPENSSL_cleanse(os, sizeof(os));
     OPENSSL_cleanse(digest, sizeof(digest));
