@@ -4,9 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -80,10 +80,14 @@ ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
 }
 
 /*
- * GRND_NONBLOCK: a seed request must not hang until the pool is ready;
- * before that it fails closed (EAGAIN), as the operator asked for both.
+ * GRND_NONBLOCK (0x0001, linux/random.h): a seed request must not hang
+ * until the pool is ready; before that it fails closed (EAGAIN), as the
+ * operator asked for both.  The system call itself, not glibc's
+ * getrandom(): from glibc 2.41 (Debian 13) that may run in the vDSO and,
+ * on a thread's first call, block signals, take a lock and mmap its
+ * state, system calls a sandbox allowing getrandom does not expect.
  */
 ssize_t rdrand_hw_getrandom(void *buf, size_t len)
 {
-    return getrandom(buf, len, GRND_NONBLOCK);
+    return syscall(SYS_getrandom, buf, len, 0x0001);
 }

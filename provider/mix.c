@@ -33,7 +33,7 @@ static const char *rdrand_mix_errno_text(int err)
     case EINTR:
         return "EINTR: interrupted by a signal";
     default:
-        return "an unexpected errno";
+        return NULL;
     }
 }
 
@@ -53,9 +53,12 @@ static int rdrand_mix_read_os(struct rdrand_prov *prov, unsigned char *os,
         return 1;
     }
     rdrand_counter_add(RDRAND_CTR_OS_FAILURES, 1);
-    if (got < 0)
+    if (got < 0 && rdrand_mix_errno_text(err) != NULL)
         snprintf(detail, sizeof(detail), "getrandom of %zu bytes failed (%s)",
                  n, rdrand_mix_errno_text(err));
+    else if (got < 0)
+        snprintf(detail, sizeof(detail),
+                 "getrandom of %zu bytes failed (errno %d)", n, err);
     else
         snprintf(detail, sizeof(detail),
                  "getrandom returned %zd of %zu bytes (short read)", got, n);

@@ -74,6 +74,10 @@ static const int drbg_path[] = {SYS_write, SYS_exit_group, SYS_getpid};
 static const int first_draw[] = {SYS_write,  SYS_exit_group, SYS_mmap,
                                  SYS_munmap, SYS_mprotect,   SYS_brk,
                                  SYS_madvise};
+/* mix = os: a thread's first draw, with getrandom. */
+static const int first_draw_mix[] = {SYS_write,   SYS_exit_group, SYS_mmap,
+                                     SYS_munmap,  SYS_mprotect,   SYS_brk,
+                                     SYS_madvise, SYS_getrandom};
 /* mix = os: the seed path's one system call, getrandom. */
 static const int mix_path[] = {SYS_write, SYS_exit_group, SYS_getpid,
                                SYS_getrandom};
@@ -274,6 +278,8 @@ static void *first_draw_thread(void *arg)
  * A thread started before the filter draws for the first time under it:
  * its thread state may be allocated (memory calls), nothing else.
  */
+static int mix_first_draw;
+
 static int thread_first_draw(void)
 {
     pthread_t thread;
@@ -283,7 +289,8 @@ static int thread_first_draw(void)
         return fail("cannot start the thread");
     while (!atomic_load(&thread_ready))
         ;
-    if (!sandbox(ALLOWED(first_draw), 1))
+    if (mix_first_draw ? !sandbox(ALLOWED(first_draw_mix), 1)
+                       : !sandbox(ALLOWED(first_draw), 1))
         return fail("cannot install the seccomp filter (TSYNC)");
     atomic_store(&thread_go, 1);
     /* No futex under the filter: wait by spinning, the draw is short. */
@@ -440,6 +447,9 @@ int main(int argc, char **argv)
     if (conf != NULL && argc > 3 && strcmp(argv[3], "mix") == 0)
         return in_child(mix_draws, "mix = os draws")
                        && in_child(mix_forbidden, "mix = os, getrandom refused")
+                       && (mix_first_draw = 1,
+                           in_child(thread_first_draw,
+                                    "mix = os, a thread's first draw"))
                    ? 0
                    : 1;
     if (conf != NULL)

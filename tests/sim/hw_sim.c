@@ -19,6 +19,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct sim_word {
     uint64_t value;
@@ -40,7 +42,7 @@ struct sim_cpu {
     int have_microcode; /* microcode= given */
     uint64_t microcode;
     /* The OS's getrandom (os-*=): reads count from 1, as executions. */
-    int have_os_value;
+    int have_os_value; /* 1: os_value, 2: the running count */
     uint64_t os_value;
     uint64_t os_fail_at, os_fail_from, os_short_at; /* 0: never */
     int os_errno;
@@ -51,6 +53,7 @@ static struct sim_cpu sim = {
 static _Atomic uint64_t sim_executions;
 static _Atomic uint64_t sim_stream;
 static _Atomic uint64_t sim_os_reads;
+static _Atomic uint64_t sim_os_bytes; /* given since configure (count) */
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
 static uint64_t sim_hook_at;
 static void (*sim_hook)(void *);
@@ -293,6 +296,8 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             ok = sim_parse_count(item, value, &cpu->fail_from, err, errlen);
         else if (strcmp(item, "value") == 0)
             ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
+        else if (strcmp(item, "os-value") == 0 && strcmp(value, "count") == 0)
+            cpu->have_os_value = 2;
         else if (strcmp(item, "os-value") == 0) {
             ok = cpu->have_os_value =
                 sim_parse_u64(value, 16, 2, &cpu->os_value);
@@ -355,6 +360,7 @@ int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
     atomic_store(&sim_executions, 0);
     atomic_store(&sim_stream, 0);
     atomic_store(&sim_os_reads, 0);
+    atomic_store(&sim_os_bytes, 0);
     sim_hook = NULL;
     return 1;
 }
@@ -444,9 +450,16 @@ ssize_t rdrand_hw_getrandom(void *buf, size_t len)
         return -1;
     }
     if (n == sim.os_short_at && len > 0)
-        len--; /* one byte short: the smallest short read */
-    if (!sim.have_os_value)
-        return getrandom(buf, len, GRND_NONBLOCK);
+        len--;              /* one byte short: the smallest short read */
+    if (!sim.have_os_value) /* the system call, as hw_x86.c makes it */
+        return syscall(SYS_getrandom, buf, len, GRND_NONBLOCK);
+    if (sim.have_os_value == 2) {
+        uint64_t at = atomic_fetch_add(&sim_os_bytes, len);
+
+        for (size_t i = 0; i < len; i++)
+            ((unsigned char *)buf)[i] = (unsigned char)(at + i);
+        return (ssize_t)len;
+    }
     memset(buf, (int)sim.os_value, len);
     return (ssize_t)len;
 }

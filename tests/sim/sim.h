@@ -30,7 +30,9 @@
  *                           to 8 hex digits, no 0x.  Default: no such
  *                           file, as in a virtual machine
  *   os-value=HEX            every byte the OS's getrandom gives is this
- *                           one (1 or 2 hex digits, no 0x); default: the
+ *                           one (1 or 2 hex digits, no 0x); os-value=count:
+ *                           byte i of the OS's stream (across reads, from
+ *                           0 at configure) is i mod 256; default: the
  *                           real getrandom(2), GRND_NONBLOCK
  *   os-fail-at=N            the N-th getrandom read (1-based) fails
  *   os-fail-from=N          reads N, N+1, ... fail

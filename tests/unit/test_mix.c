@@ -170,6 +170,32 @@ static void test_known_answers(void **state)
 }
 
 /*
+ * Each block takes its own OS bytes, in order: with os-value=count the
+ * OS's stream is 0, 1, 2, ... across reads, so a block given another
+ * block's bytes (or a read's bytes twice) does not match.
+ */
+static void test_known_answers_os_positions(void **state)
+{
+    static unsigned char out[600], want[600], rd[19 * 48], os[19 * 32];
+    struct fixture f;
+
+    (void)state;
+    up(&f, "os-value=count", mix_os);
+    pattern_at = 0;
+    assert_int_equal(
+        rdrand_mix_fill(f.provctx, out, sizeof(out), pattern_words, "test"),
+        RDRAND_R_OK);
+    for (size_t j = 0; j < sizeof(rd); j++)
+        rd[j] = (unsigned char)(7 * j + 3);
+    for (size_t j = 0; j < sizeof(os); j++)
+        os[j] = (unsigned char)j;
+    expected_mix(rd, os, want, sizeof(want));
+    assert_memory_equal(out, want, sizeof(want));
+    assert_int_equal(rdrand_sim_os_reads(), 3);
+    down(&f);
+}
+
+/*
  * Through the provider: the words a mix = os request mixes are the words
  * a mix = none request of 48 bytes a block is given from the same CPU.
  */
@@ -524,6 +550,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),
+        cmocka_unit_test(test_known_answers_os_positions),
         cmocka_unit_test(test_known_answer_through_provider),
         cmocka_unit_test(test_os_fails_at_every_read),
         cmocka_unit_test(test_rdrand_fails_at_every_word),

@@ -324,7 +324,13 @@ static void test_os(void **state)
     assert_memory_not_equal(buf, buf + 32, 32);
     assert_memory_not_equal(buf, &zero, sizeof(zero));
 
+    accepted("os-value=count");
+    assert_int_equal(rdrand_hw_getrandom(buf, 3), 3);
+    assert_int_equal(rdrand_hw_getrandom(buf + 3, 2), 2);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(buf[i], i);
     refused("os-value=", "os-value=: want 1 or 2 hex digits");
+    refused("os-value=counts", "os-value=counts: want");
     refused("os-value=100", "os-value=100: want 1 or 2 hex digits");
     refused("os-value=0x1", "os-value=0x1: want");
     refused("os-fail-at=0", "os-fail-at=0: must be nonzero");
