@@ -230,14 +230,12 @@ int rdrand_warn_permanent_claim(const struct rdrand_prov *prov)
            && !atomic_flag_test_and_set(&rdrand_warned_permanent);
 }
 
-int rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail)
+void rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail)
 {
-    if (prov->config.warn == RDRAND_WARN_NONE
-        || atomic_flag_test_and_set(&rdrand_warned_os))
-        return 0;
-    rdrand_warn(prov, "%s: %s", rdrand_reason_text(RDRAND_R_OS_ENTROPY_FAILED),
-                detail);
-    return 1;
+    if (prov->config.warn != RDRAND_WARN_NONE
+        && !atomic_flag_test_and_set(&rdrand_warned_os))
+        rdrand_warn(prov, "%s: %s",
+                    rdrand_reason_text(RDRAND_R_OS_ENTROPY_FAILED), detail);
 }
 
 void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason)

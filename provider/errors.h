@@ -93,9 +93,9 @@ int rdrand_warn_permanent_claim(const struct rdrand_prov *prov);
 /*
  * mix = os: the OS's entropy could not be read.  Its own line, once per
  * process (a fork()ed child is a new one): not the hardware's one
- * warning, which a later RDRAND fault must still get.  1 if it warned.
+ * warning, which a later RDRAND fault must still get.
  */
-int rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail);
+void rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail);
 /*
  * A warning on the same channel every time it is called: for what happens
  * at most once per load (a refused config section, a refusal to load).

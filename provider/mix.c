@@ -46,6 +46,7 @@ static int rdrand_mix_read_os(struct rdrand_prov *prov, unsigned char *os,
 {
     ssize_t got = rdrand_hw_getrandom(os, n);
     int err = errno;
+    const char *named = rdrand_mix_errno_text(err);
     char detail[160];
 
     if (got >= 0 && (size_t)got == n) {
@@ -53,9 +54,9 @@ static int rdrand_mix_read_os(struct rdrand_prov *prov, unsigned char *os,
         return 1;
     }
     rdrand_counter_add(RDRAND_CTR_OS_FAILURES, 1);
-    if (got < 0 && rdrand_mix_errno_text(err) != NULL)
+    if (got < 0 && named != NULL)
         snprintf(detail, sizeof(detail), "getrandom of %zu bytes failed (%s)",
-                 n, rdrand_mix_errno_text(err));
+                 n, named);
     else if (got < 0)
         snprintf(detail, sizeof(detail),
                  "getrandom of %zu bytes failed (errno %d)", n, err);
@@ -77,7 +78,7 @@ int rdrand_mix_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
     unsigned char digest[RDRAND_SHA256_LEN];
     struct rdrand_sha256 sha;
     int reason = RDRAND_R_OK;
-    size_t done = 0;
+    size_t done = 0, most = 0; /* most: the most blocks a read held */
 
     while (done < len && reason == RDRAND_R_OK) {
         size_t left = len - done;
@@ -85,6 +86,8 @@ int rdrand_mix_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
 
         if (blocks > RDRAND_MIX_READ_BLOCKS)
             blocks = RDRAND_MIX_READ_BLOCKS;
+        if (blocks > most)
+            most = blocks;
         if (!rdrand_mix_read_os(prov, os, blocks * RDRAND_MIX_OS_BYTES, request,
                                 len)) {
             reason = RDRAND_R_OS_ENTROPY_FAILED;
@@ -112,8 +115,9 @@ int rdrand_mix_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
      * them (sha256.c's deepest frame is ~350 bytes of its 1 KiB).
      */
     rdrand_wipe_draw_frame();
-    OPENSSL_cleanse(rd, sizeof(rd));
-    OPENSSL_cleanse(os, sizeof(os));
+    /* Only what was written: a 48-byte seed uses 160 of the 640 bytes. */
+    OPENSSL_cleanse(rd, most * RDRAND_MIX_RDRAND_BYTES);
+    OPENSSL_cleanse(os, most * RDRAND_MIX_OS_BYTES);
     OPENSSL_cleanse(digest, sizeof(digest));
     if (reason != RDRAND_R_OK)
         OPENSSL_cleanse(out, len);
