@@ -11,6 +11,8 @@
 
 #include "rdrand_status.h"
 
+#include "pid_module.h"
+
 /* Exit statuses, documented in docs/operations.md. */
 enum check_exit {
     CHECK_LIVE = 0,          /* RDRAND is the live seed source, healthy */
@@ -36,6 +38,7 @@ struct check_problem {
 
 struct check_report {
     long pid;             /* --pid: the process read; 0 for this one */
+    const char *process;  /* --pid: its name (/proc/PID/comm), untrusted */
     const char *config;   /* the file OpenSSL loads, as it was named */
     const char *shown;    /* its real path, the file the operator edits */
     const char *provider; /* the provider checked */
@@ -81,10 +84,12 @@ int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
 
 struct check_pid {
     pid_t pid;
-    char comm[64];    /* /proc/PID/comm, "" if unreadable */
-    char path[4096];  /* the module's file, as /proc/PID/maps names it */
-    int deleted;      /* that file was replaced or removed since */
-    uint64_t address; /* of the status block in the process */
+    char comm[64];           /* /proc/PID/comm, "" if unreadable */
+    char path[PID_PATH_MAX]; /* the module's file, as maps names it */
+    int deleted;             /* that file was replaced or removed since */
+    uint64_t address;        /* of the status block in the process */
+    uint64_t block_size;     /* its size, as the module file's symbol says */
+    uint64_t deadline_ms;    /* when reading the process gives up */
     struct rdrand_status block;
     char error[1024]; /* why check_pid_read did not return CHECK_LIVE */
     /* Texts the parameters point to, derived from the block. */
@@ -94,13 +99,16 @@ struct check_pid {
 };
 
 /*
- * Find the status block of process pid and take a consistent copy of it.
- * CHECK_LIVE when p->block holds it; CHECK_MISCONFIGURED when the module
- * is not loaded there; CHECK_UNREADABLE otherwise (no such process, not
- * permitted, it exited, another version, two instances); p->error then
- * says which.
+ * Find the status block of process pid in a mapping of a module file this
+ * tool trusts (modules, nmodules of them; none: the rdrand.so OpenSSL
+ * would load here) and take a consistent copy of it.  CHECK_LIVE when
+ * p->block holds it; CHECK_MISCONFIGURED when the module is not loaded
+ * there; CHECK_UNREADABLE otherwise (no such process, not permitted, it
+ * exited, another version, two instances, a file exporting the block that
+ * is not a trusted module, the deadline passed); p->error then says which.
  */
-int check_pid_read(pid_t pid, struct check_pid *p);
+int check_pid_read(pid_t pid, struct check_pid *p, const char *const *modules,
+                   size_t nmodules);
 
 /* One counter of a block: the shared fallback and every slot summed. */
 uint64_t check_pid_counter(const struct rdrand_status *b,

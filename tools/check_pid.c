@@ -3,13 +3,10 @@
  * rdrand-check --pid PID: the status block (include/rdrand_status.h) of
  * a running process, read from its memory.
  *
- * The module is found by what it exports, not by its name: every file
- * mapped at offset 0 that is an ELF object is looked up for the block's
- * symbol through its own dynamic section, read from the process's
- * memory (process_vm_readv), not from the file on disk.  So a module
- * that an upgrade replaced on disk ("(deleted)" in maps) is still read
- * as it runs, a copy under another name is found, and a file of that
- * name that is not the module is not taken for it.
+ * Which mapped file is the module, and where its block lies, is
+ * pid_module.c's: a file byte-identical to a module this tool trusts,
+ * never what the process's own memory says.  Here: the block's header and
+ * a consistent copy of it, read with process_vm_readv, and what it means.
  *
  * process_vm_readv needs the kernel's ptrace access (PTRACE_MODE_ATTACH):
  * the same user and a dumpable process, or CAP_SYS_PTRACE; Yama, where
@@ -19,7 +16,6 @@
  */
 /* process_vm_readv */
 #define _GNU_SOURCE
-#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -30,20 +26,21 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "rdrand_provider.h"
 #include "rdrand_status.h"
 
 #include "check.h"
 #include "errors.h"
+#include "pid_module.h"
 
 #ifndef RDRAND_PROVIDER_VERSION
 #define RDRAND_PROVIDER_VERSION "0.0.0"
 #endif
 
-/* Bounds on what a process's memory may claim (it is not trusted). */
-#define PID_MAX_DYN 1024
-#define PID_MAX_CHAIN (1u << 20)
-#define PID_MAX_FOUND 4
+/* How long reading one process may take before it gives up. */
+#define PID_DEADLINE_MS 5000
 
 static int check_pid_fail(struct check_pid *p, int code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -73,38 +70,46 @@ static int pid_read(pid_t pid, uint64_t addr, void *buf, size_t len)
     return (size_t)n == len ? 0 : EFAULT;
 }
 
+/*
+ * A small /proc file whole, NUL-terminated: a process name may hold any
+ * byte but NUL, a newline too, so no line-reading here.
+ */
+static size_t read_small(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    size_t n = 0;
+
+    if (f != NULL) {
+        n = fread(buf, 1, len - 1, f);
+        fclose(f);
+    }
+    buf[n] = '\0';
+    return n;
+}
+
 /* The running process, for messages: "1234 (nginx)". */
 static void pid_name(struct check_pid *p)
 {
     char path[64];
-    FILE *f;
+    size_t n;
 
     snprintf(path, sizeof(path), "/proc/%ld/comm", (long)p->pid);
-    p->comm[0] = '\0';
-    if ((f = fopen(path, "r")) == NULL)
-        return;
-    if (fgets(p->comm, sizeof(p->comm), f) != NULL)
-        p->comm[strcspn(p->comm, "\n")] = '\0';
-    fclose(f);
+    n = read_small(path, p->comm, sizeof(p->comm));
+    if (n > 0 && p->comm[n - 1] == '\n') /* the kernel's, not the name's */
+        p->comm[n - 1] = '\0';
 }
 
 /* Still there, and not a zombie whose memory is gone? */
 static int pid_alive(pid_t pid)
 {
     char path[64], buf[512], *close_paren;
-    FILE *f;
-    int alive = 0;
 
     snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-    if ((f = fopen(path, "r")) == NULL)
+    if (read_small(path, buf, sizeof(buf)) == 0)
         return 0;
     /* The state follows the last ')': comm may hold one itself. */
-    if (fgets(buf, sizeof(buf), f) != NULL
-        && (close_paren = strrchr(buf, ')')) != NULL)
-        alive = close_paren[1] == ' ' && close_paren[2] != 'Z'
-                && close_paren[2] != 'X';
-    fclose(f);
-    return alive;
+    return (close_paren = strrchr(buf, ')')) != NULL && close_paren[1] == ' '
+           && close_paren[2] != 'Z' && close_paren[2] != 'X';
 }
 
 static int not_permitted(struct check_pid *p, const char *what)
@@ -154,210 +159,13 @@ static int read_failed(struct check_pid *p, int err)
                           (long)p->pid, p->comm, strerror(err));
 }
 
-/*
- * The dynamic section's address entries.  glibc's loader rewrites
- * DT_SYMTAB, DT_STRTAB, DT_HASH and DT_GNU_HASH in memory to absolute
- * addresses (load bias added; elf_get_dynamic_info), where other loaders
- * (musl; glibc on targets with a read-only dynamic section) leave the
- * link-time value, relative to the bias.  An absolute value lies inside
- * the object's own span; a relative one is below its size.
- */
-static uint64_t dyn_addr(uint64_t d_ptr, uint64_t bias, uint64_t span)
+static int too_slow(struct check_pid *p, const char *doing)
 {
-    if (d_ptr >= bias && d_ptr - bias < span)
-        return d_ptr;
-    return d_ptr + bias;
-}
-
-static uint32_t gnu_hash(const char *s)
-{
-    uint32_t h = 5381;
-
-    for (; *s; s++)
-        h = h * 33 + (unsigned char)*s;
-    return h;
-}
-
-static uint32_t sysv_hash(const char *s)
-{
-    uint32_t h = 0;
-
-    for (; *s; s++) {
-        uint32_t g;
-
-        h = (h << 4) + (unsigned char)*s;
-        g = h & 0xf0000000u;
-        h ^= g >> 24;
-        h &= ~g;
-    }
-    return h;
-}
-
-struct elf_view {
-    pid_t pid;
-    uint64_t bias, symtab, strtab, strsz, gnu_hash, hash;
-};
-
-/* Symbol idx, if it is name: 1 and *sym, 0 if another, -1 on a fault. */
-static int sym_is(const struct elf_view *e, uint32_t idx, const char *name,
-                  Elf64_Sym *sym)
-{
-    char got[sizeof(RDRAND_STATUS_SYMBOL) + 1];
-    size_t len = strlen(name) + 1;
-
-    if (pid_read(e->pid, e->symtab + (uint64_t)idx * sizeof(*sym), sym,
-                 sizeof(*sym))
-        != 0)
-        return -1;
-    if (e->strsz != 0 && sym->st_name + len > e->strsz)
-        return 0;
-    if (len > sizeof(got)
-        || pid_read(e->pid, e->strtab + sym->st_name, got, len) != 0)
-        return 0; /* a name at the end of the mapping: not ours */
-    return memcmp(got, name, len) == 0;
-}
-
-static int lookup_gnu(const struct elf_view *e, const char *name,
-                      Elf64_Sym *sym)
-{
-    uint32_t hdr[4], h = gnu_hash(name), idx, chain;
-    uint64_t buckets, chains;
-
-    if (pid_read(e->pid, e->gnu_hash, hdr, sizeof(hdr)) != 0 || hdr[0] == 0)
-        return -1;
-    buckets = e->gnu_hash + sizeof(hdr) + (uint64_t)hdr[2] * 8;
-    chains = buckets + (uint64_t)hdr[0] * 4;
-    if (pid_read(e->pid, buckets + (uint64_t)(h % hdr[0]) * 4, &idx,
-                 sizeof(idx))
-        != 0)
-        return -1;
-    if (idx == 0 || idx < hdr[1])
-        return 0;
-    for (uint32_t n = 0; n < PID_MAX_CHAIN; n++, idx++) {
-        int is;
-
-        if (pid_read(e->pid, chains + (uint64_t)(idx - hdr[1]) * 4, &chain,
-                     sizeof(chain))
-            != 0)
-            return -1;
-        if ((chain | 1) == (h | 1) && (is = sym_is(e, idx, name, sym)) != 0)
-            return is;
-        if (chain & 1)
-            break;
-    }
-    return 0;
-}
-
-static int lookup_sysv(const struct elf_view *e, const char *name,
-                       Elf64_Sym *sym)
-{
-    uint32_t hdr[2], h = sysv_hash(name), idx;
-
-    if (pid_read(e->pid, e->hash, hdr, sizeof(hdr)) != 0 || hdr[0] == 0)
-        return -1;
-    if (pid_read(e->pid, e->hash + 8 + (uint64_t)(h % hdr[0]) * 4, &idx,
-                 sizeof(idx))
-        != 0)
-        return -1;
-    for (uint32_t n = 0; idx != STN_UNDEF && idx < hdr[1] && n < PID_MAX_CHAIN;
-         n++) {
-        int is = sym_is(e, idx, name, sym);
-
-        if (is != 0)
-            return is;
-        if (pid_read(e->pid, e->hash + 8 + ((uint64_t)hdr[0] + idx) * 4, &idx,
-                     sizeof(idx))
-            != 0)
-            return -1;
-    }
-    return 0;
-}
-
-/*
- * The object mapped at base: the address of its defined data symbol
- * RDRAND_STATUS_SYMBOL, or 0 (not ELF, no such symbol, unreadable).
- * EPERM and ESRCH are passed up in *err: they are about the process.
- */
-static uint64_t find_block(pid_t pid, uint64_t base, int *err)
-{
-    Elf64_Ehdr eh;
-    Elf64_Phdr ph;
-    Elf64_Dyn dyn;
-    Elf64_Sym sym;
-    struct elf_view e = {.pid = pid};
-    uint64_t dyn_at = 0, dyn_n = 0, span = 0, first = UINT64_MAX;
-    int found;
-
-    if ((*err = pid_read(pid, base, &eh, sizeof(eh))) != 0)
-        return 0;
-    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0
-        || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN
-        || eh.e_phentsize != sizeof(ph) || eh.e_phnum > 64)
-        return 0;
-    for (unsigned i = 0; i < eh.e_phnum; i++) {
-        if ((*err = pid_read(pid, base + eh.e_phoff + i * sizeof(ph), &ph,
-                             sizeof(ph)))
-            != 0)
-            return 0;
-        if (ph.p_type == PT_LOAD) {
-            /* The lowest segment is the one mapped at base. */
-            if (ph.p_vaddr < first)
-                first =
-                    ph.p_vaddr & ~(uint64_t)(ph.p_align ? ph.p_align - 1 : 0);
-            if (ph.p_vaddr + ph.p_memsz > span)
-                span = ph.p_vaddr + ph.p_memsz;
-        } else if (ph.p_type == PT_DYNAMIC) {
-            dyn_at = ph.p_vaddr;
-            dyn_n = ph.p_memsz / sizeof(dyn);
-        }
-    }
-    if (first == UINT64_MAX || dyn_n == 0 || base < first)
-        return 0;
-    e.bias = base - first;
-    for (uint64_t i = 0; i < dyn_n && i < PID_MAX_DYN; i++) {
-        if ((*err = pid_read(pid, e.bias + dyn_at + i * sizeof(dyn), &dyn,
-                             sizeof(dyn)))
-            != 0)
-            return 0;
-        if (dyn.d_tag == DT_NULL)
-            break;
-        if (dyn.d_tag == DT_SYMTAB)
-            e.symtab = dyn_addr(dyn.d_un.d_ptr, e.bias, span);
-        else if (dyn.d_tag == DT_STRTAB)
-            e.strtab = dyn_addr(dyn.d_un.d_ptr, e.bias, span);
-        else if (dyn.d_tag == DT_STRSZ)
-            e.strsz = dyn.d_un.d_val;
-        else if (dyn.d_tag == DT_GNU_HASH)
-            e.gnu_hash = dyn_addr(dyn.d_un.d_ptr, e.bias, span);
-        else if (dyn.d_tag == DT_HASH)
-            e.hash = dyn_addr(dyn.d_un.d_ptr, e.bias, span);
-    }
-    if (e.symtab == 0 || e.strtab == 0)
-        return 0;
-    found = e.gnu_hash != 0 ? lookup_gnu(&e, RDRAND_STATUS_SYMBOL, &sym)
-            : e.hash != 0   ? lookup_sysv(&e, RDRAND_STATUS_SYMBOL, &sym)
-                            : 0;
-    if (found != 1 || sym.st_shndx == SHN_UNDEF
-        || ELF64_ST_TYPE(sym.st_info) != STT_OBJECT
-        || sym.st_size < RDRAND_STATUS_HEADER_SIZE)
-        return 0;
-    return e.bias + sym.st_value;
-}
-
-/* The path maps shows, without the " (deleted)" of a replaced file. */
-static int map_path(const char *line, char *path, size_t len, int *deleted)
-{
-    const char *slash = strchr(line, '/');
-    size_t n;
-
-    if (slash == NULL)
-        return 0;
-    n = strcspn(slash, "\n");
-    *deleted = n >= 10 && memcmp(slash + n - 10, " (deleted)", 10) == 0;
-    if (*deleted)
-        n -= 10;
-    snprintf(path, len, "%.*s", (int)n, slash);
-    return 1;
+    return check_pid_fail(p, CHECK_UNREADABLE,
+                          "gave up on process %ld (%s) after %d ms %s: "
+                          "nothing to report (a process with that many "
+                          "mappings, or a loaded machine: try again)",
+                          (long)p->pid, p->comm, PID_DEADLINE_MS, doing);
 }
 
 /*
@@ -374,6 +182,9 @@ static int read_snapshot(struct check_pid *p)
 
     for (int tries = 0; tries < 1000; tries++) {
         int err;
+
+        if (pid_now_ms() > p->deadline_ms)
+            return too_slow(p, "waiting for a consistent copy of its state");
 
         if ((err = pid_read(p->pid, addr, b, sizeof(*b))) != 0
             || (err = pid_read(p->pid,
@@ -428,6 +239,7 @@ static int check_header(struct check_pid *p)
         if (*c < 0x20 || *c > 0x7e)
             *c = '?';
     if (h.layout != RDRAND_STATUS_LAYOUT || h.size != sizeof(p->block)
+        || p->block_size != sizeof(p->block)
         || strcmp(version, RDRAND_PROVIDER_VERSION) != 0)
         return check_pid_fail(
             p, CHECK_UNREADABLE,
@@ -441,88 +253,122 @@ static int check_header(struct check_pid *p)
     return CHECK_LIVE;
 }
 
-int check_pid_read(pid_t pid, struct check_pid *p)
+/* The module file OpenSSL would load for "module = rdrand.so" here. */
+static void default_module(char *path, size_t len)
 {
-    char maps[64], line[4096 + 128];
-    struct {
-        uint64_t address;
-        char path[sizeof(p->path)];
-        int deleted;
-    } found[PID_MAX_FOUND];
-    size_t nfound = 0;
-    FILE *f;
-    int err = 0;
+    const char *dir = getenv("OPENSSL_MODULES");
 
-    memset(p, 0, sizeof(*p));
-    p->pid = pid;
-    snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)pid);
-    pid_name(p);
-    if ((f = fopen(maps, "r")) == NULL) {
-        if (errno == ENOENT || errno == ESRCH)
-            return check_pid_fail(p, CHECK_UNREADABLE,
-                                  "no process %ld (no /proc/%ld)", (long)pid,
-                                  (long)pid);
-        if (errno == EACCES || errno == EPERM)
-            return not_permitted(p, "cannot open its /proc/PID/maps");
-        return check_pid_fail(p, CHECK_UNREADABLE, "%s: %s", maps,
-                              strerror(errno));
-    }
-    while (fgets(line, sizeof(line), f) != NULL) {
-        unsigned long long start, end, offset, inode;
-        char path[sizeof(p->path)];
-        int deleted, seen = 0;
-        uint64_t at;
+    if (dir == NULL || dir[0] == '\0')
+        dir = OPENSSL_info(OPENSSL_INFO_MODULES_DIR);
+    snprintf(path, len, "%s/%s.so", dir != NULL ? dir : ".",
+             RDRAND_PROVIDER_NAME);
+}
 
-        if (sscanf(line, "%llx-%llx %*s %llx %*s %llu", &start, &end, &offset,
-                   &inode)
-                != 4
-            || offset != 0 || inode == 0
-            || !map_path(line, path, sizeof(path), &deleted))
-            continue;
-        if ((at = find_block(pid, start, &err)) == 0) {
-            if (err == EPERM || err == ESRCH)
-                break;
-            err = 0; /* not ELF, or a mapping gone meanwhile: not ours */
-            continue;
-        }
-        for (size_t i = 0; i < nfound; i++)
-            seen |= found[i].address == at;
-        if (!seen && nfound < PID_MAX_FOUND) {
-            found[nfound].address = at;
-            found[nfound].deleted = deleted;
-            snprintf(found[nfound].path, sizeof(found[nfound].path), "%s",
-                     path);
-            nfound++;
-        }
-    }
-    fclose(f);
-    if (err != 0)
-        return read_failed(p, err);
-    if (nfound == 0 && !pid_alive(pid))
+/* What pid_module_find found, as the report's outcome. */
+static int found_outcome(struct check_pid *p, const struct pid_find *f)
+{
+    if (f->untrusted > 0)
+        return check_pid_fail(
+            p, CHECK_UNREADABLE,
+            "process %ld (%s) maps %s%s, which exports %s but is not a "
+            "module this rdrand-check trusts (not byte for byte %s%s%s): its "
+            "state is not read.  %s",
+            (long)p->pid, p->comm, f->untrusted_path,
+            f->untrusted_deleted ? " (deleted)" : "", RDRAND_STATUS_SYMBOL,
+            f->trusted[0].path, f->ntrusted > 1 ? " or another --module" : "",
+            f->untrusted > 1 ? "; and more such files" : "",
+            f->untrusted_deleted
+                ? "It was replaced or removed on disk since the process "
+                  "loaded it: restart the process"
+                : "If it is a module you trust, name it: --module FILE");
+    if (f->nfound == 0 && !pid_alive(p->pid))
         return vanished(p);
-    if (nfound == 0)
+    if (f->nfound == 0)
         return check_pid_fail(
             p, CHECK_MISCONFIGURED,
             "the provider module is not loaded in process %ld (%s): no file "
-            "mapped there exports %s, so its seeds do not come from this "
-            "provider",
-            (long)pid, p->comm, RDRAND_STATUS_SYMBOL);
-    if (nfound > 1)
+            "mapped there is the module %s, so its seeds do not come from "
+            "this provider%s%s%s",
+            (long)p->pid, p->comm, f->trusted[0].path,
+            f->unopened > 0 ? " (" : "",
+            f->unopened > 0 ? f->unopened_path : "",
+            f->unopened > 0 ? " and any other mapped file this user cannot "
+                              "open was not examined: run as root)"
+                            : "");
+    if (f->nfound > 1)
         return check_pid_fail(
             p, CHECK_UNREADABLE,
             "process %ld (%s) has %zu instances of the provider module "
             "loaded, each with its own counters: %s%s and %s%s%s; which one "
             "seeds depends on the configuration each library context "
             "loaded: load one module, from one path",
-            (long)pid, p->comm, nfound, found[0].path,
-            found[0].deleted ? " (deleted)" : "", found[1].path,
-            found[1].deleted ? " (deleted)" : "",
-            nfound > 2 ? " (and more)" : "");
-    p->address = found[0].address;
-    p->deleted = found[0].deleted;
-    snprintf(p->path, sizeof(p->path), "%s", found[0].path);
-    if ((err = check_header(p)) != CHECK_LIVE)
-        return err;
+            (long)p->pid, p->comm, f->nfound, f->found[0].path,
+            f->found[0].deleted ? " (deleted)" : "", f->found[1].path,
+            f->found[1].deleted ? " (deleted)" : "",
+            f->nfound > 2 ? " (and more)" : "");
+    p->address = f->found[0].address;
+    p->block_size = f->found[0].size;
+    p->deleted = f->found[0].deleted;
+    snprintf(p->path, sizeof(p->path), "%s", f->found[0].path);
+    return CHECK_LIVE;
+}
+
+int check_pid_read(pid_t pid, struct check_pid *p, const char *const *modules,
+                   size_t nmodules)
+{
+    static struct pid_find f;
+    static struct pid_trusted trusted[PID_MAX_TRUSTED];
+    char path[PID_PATH_MAX];
+    int code = CHECK_LIVE, status;
+    size_t nt = 0;
+
+    memset(p, 0, sizeof(*p));
+    memset(&f, 0, sizeof(f));
+    p->pid = pid;
+    p->deadline_ms = pid_now_ms() + PID_DEADLINE_MS;
+    pid_name(p);
+    if (nmodules == 0)
+        default_module(path, sizeof(path));
+    for (size_t i = 0; i < (nmodules ? nmodules : 1) && i < PID_MAX_TRUSTED;
+         i++, nt++)
+        if (!pid_module_trust(&trusted[i], nmodules ? modules[i] : path,
+                              p->error, sizeof(p->error))) {
+            code = CHECK_UNREADABLE;
+            break;
+        }
+    f.pid = pid;
+    f.deadline_ms = p->deadline_ms;
+    f.trusted = trusted;
+    f.ntrusted = nt;
+    status = code == CHECK_LIVE ? pid_module_find(&f) : PID_FIND_OK;
+    for (size_t i = 0; i < nt; i++)
+        pid_module_untrust(&trusted[i]);
+    if (code != CHECK_LIVE)
+        return code;
+    if (status == PID_FIND_NO_MAPS) {
+        if (f.err == ENOENT || f.err == ESRCH)
+            return check_pid_fail(p, CHECK_UNREADABLE,
+                                  "no process %ld (no /proc/%ld)", (long)pid,
+                                  (long)pid);
+        if (f.err == EACCES || f.err == EPERM)
+            return not_permitted(p, "cannot open its /proc/PID/maps");
+        return check_pid_fail(p, CHECK_UNREADABLE, "/proc/%ld/maps: %s",
+                              (long)pid, strerror(f.err));
+    }
+    if (status == PID_FIND_TIMEOUT)
+        return too_slow(p, "reading its mappings");
+    if (status != PID_FIND_OK)
+        return check_pid_fail(p, CHECK_UNREADABLE,
+                              "process %ld (%s) maps more files or regions "
+                              "than rdrand-check reads (%s): nothing to "
+                              "report",
+                              (long)pid, p->comm,
+                              status == PID_FIND_TOO_BIG ? "its caps"
+                                                         : "out of memory");
+    if ((code = found_outcome(p, &f)) != CHECK_LIVE)
+        return code;
+    if ((code = check_header(p)) != CHECK_LIVE)
+        return code;
     return read_snapshot(p);
 }
 

@@ -53,6 +53,7 @@
 
 #include "check.h"
 #include "errors.h"
+#include "pid_module.h"
 
 #define MAX_PARAMS 64
 
@@ -519,6 +520,28 @@ static void put_escaped(FILE *out, const char *s, int json)
     }
 }
 
+/*
+ * s for a terminal: a byte that could steer one (C0 and C1 controls, DEL)
+ * or is not UTF-8 is written as \xNN.  Text a process or a file chose
+ * (a process name, a path, a config value) cannot print a line of its own
+ * or move the cursor over the verdict.
+ */
+static void put_text_safe(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
+        size_t n = utf8_len(p);
+
+        if (n == 0 || *p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] < 0xa0)) {
+            for (size_t i = 0; i < (n ? n : 1); i++)
+                fprintf(out, "\\x%02x", p[i]);
+            p += n ? n : 1;
+            continue;
+        }
+        fwrite(p, 1, n, out);
+        p += n;
+    }
+}
+
 static void json_str(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -535,27 +558,35 @@ static void put_value(FILE *out, const struct check_value *v, int json)
     else if (json)
         json_str(out, v->s);
     else
-        fputs(v->s != NULL ? v->s : "", out);
+        put_text_safe(out, v->s);
 }
 
 static void where(FILE *out, const struct check_report *r,
                   const struct check_problem *p)
 {
-    if (p->line > 0)
-        fprintf(out, "%s:%d: ", p->file[0] != '\0' ? p->file : r->shown,
-                p->line);
-    if (p->section[0] != '\0')
-        fprintf(out, "[%s] ", p->section);
-    if (p->key[0] != '\0')
-        fprintf(out, "%s: ", p->key);
+    if (p->line > 0) {
+        put_text_safe(out, p->file[0] != '\0' ? p->file : r->shown);
+        fprintf(out, ":%d: ", p->line);
+    }
+    if (p->section[0] != '\0') {
+        fputc('[', out);
+        put_text_safe(out, p->section);
+        fputs("] ", out);
+    }
+    if (p->key[0] != '\0') {
+        put_text_safe(out, p->key);
+        fputs(": ", out);
+    }
 }
 
 /* The file as named, and the file it is, once: "a -> b" or "b". */
 static void put_config(FILE *out, const struct check_report *r)
 {
-    if (strcmp(r->config, r->shown) != 0)
-        fprintf(out, "%s -> ", r->config);
-    fputs(r->shown, out);
+    if (strcmp(r->config, r->shown) != 0) {
+        put_text_safe(out, r->config);
+        fputs(" -> ", out);
+    }
+    put_text_safe(out, r->shown);
 }
 
 /* What the draw proved, one line for each path it took. */
@@ -597,11 +628,15 @@ static void put_text(FILE *out, const struct check_report *r,
 {
     int because;
 
-    if (r->pid != 0)
-        fprintf(out, "rdrand-check: provider %s in process %ld (%s)\n",
-                r->provider, r->pid, r->config);
-    else {
-        fprintf(out, "rdrand-check: provider %s, configuration ", r->provider);
+    if (r->pid != 0) {
+        fprintf(out, "rdrand-check: provider %s in process %ld (", r->provider,
+                r->pid);
+        put_text_safe(out, r->process);
+        fputs(")\n", out);
+    } else {
+        fputs("rdrand-check: provider ", out);
+        put_text_safe(out, r->provider);
+        fputs(", configuration ", out);
         put_config(out, r);
         fprintf(out, ", %s\n", OpenSSL_version(OPENSSL_VERSION));
     }
@@ -614,7 +649,8 @@ static void put_text(FILE *out, const struct check_report *r,
     for (size_t i = 0; i < r->nproblems; i++) {
         fprintf(out, "%s: ", severities[r->problems[i].severity]);
         where(out, r, &r->problems[i]);
-        fprintf(out, "%s\n", r->problems[i].message);
+        put_text_safe(out, r->problems[i].message);
+        fputc('\n', out);
     }
     if (d->loaded && r->pid != 0)
         fprintf(out,
@@ -641,7 +677,8 @@ static void put_text(FILE *out, const struct check_report *r,
     }
     fprintf(out, "verdict: %d %s, because ", code, verdict_words[code]);
     where(out, r, &r->problems[because]);
-    fprintf(out, "%s\n", r->problems[because].message);
+    put_text_safe(out, r->problems[because].message);
+    fputc('\n', out);
 }
 
 static void put_json(FILE *out, const struct check_report *r,
@@ -658,10 +695,16 @@ static void put_json(FILE *out, const struct check_report *r,
         fputs(", \"because\": null", out);
     fputs(", \"provider\": ", out);
     json_str(out, r->provider);
-    fputs(", \"config\": ", out);
-    json_str(out, r->config);
-    fputs(", \"config_real\": ", out);
-    json_str(out, r->shown);
+    /* A process is no configuration file: its name goes in "process". */
+    if (r->pid != 0) {
+        fputs(", \"config\": null, \"config_real\": null, \"process\": ", out);
+        json_str(out, r->process);
+    } else {
+        fputs(", \"config\": ", out);
+        json_str(out, r->config);
+        fputs(", \"config_real\": ", out);
+        json_str(out, r->shown);
+    }
     fputs(", \"openssl_version\": ", out);
     json_str(out, OpenSSL_version(OPENSSL_VERSION));
     if (r->pid != 0) {
@@ -696,7 +739,10 @@ static void put_json(FILE *out, const struct check_report *r,
 
         fprintf(out, "%s{\"severity\": \"%s\", \"file\": ", i ? ", " : "",
                 severities[p->severity]);
-        json_str(out, p->file[0] != '\0' ? p->file : r->shown);
+        if (r->pid != 0 && p->file[0] == '\0')
+            fputs("null", out);
+        else
+            json_str(out, p->file[0] != '\0' ? p->file : r->shown);
         fprintf(out, ", \"line\": %d, \"section\": ", p->line);
         json_str(out, p->section);
         fputs(", \"key\": ", out);
@@ -1006,16 +1052,19 @@ static int sync_dir(const char *path)
  * be read (the reason is on stderr): there is no report to write.
  */
 static int check_process(struct check_report *r, struct dynamic *d,
-                         struct check_pid *p)
+                         struct check_pid *p, const char *const *modules,
+                         size_t nmodules)
 {
     const struct check_value *v;
-    int code = check_pid_read((pid_t)r->pid, p);
+    int code = check_pid_read((pid_t)r->pid, p, modules, nmodules);
 
     if (code == CHECK_UNREADABLE) {
-        fprintf(stderr, "rdrand-check: %s\n", p->error);
+        fputs("rdrand-check: ", stderr);
+        put_text_safe(stderr, p->error);
+        fputc('\n', stderr);
         return -1;
     }
-    r->config = r->shown = p->comm;
+    r->process = p->comm;
     if (code == CHECK_MISCONFIGURED) {
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL, "%s", p->error);
         return verdict(r);
@@ -1034,7 +1083,8 @@ static int usage(FILE *to, const char *argv0)
     fprintf(to,
             "usage: %s [-c FILE] [-n N] [--provider NAME] "
             "[--json | --prometheus] [-o FILE]\n"
-            "       %s --pid PID [--json | --prometheus] [-o FILE]\n"
+            "       %s --pid PID [--module FILE]... [--json | --prometheus] "
+            "[-o FILE]\n"
             "  -c FILE          the openssl.cnf to check (default: "
             "OPENSSL_CONF, else OpenSSL's default)\n"
             "  -n N             draw N more seeds before reporting (0-1000)\n"
@@ -1051,6 +1101,11 @@ static int usage(FILE *to, const char *argv0)
             "  --disable [FILE] revert --enable's edit\n"
             "  --pid PID        report the provider in running process PID "
             "(needs ptrace access to it: root, or its user)\n"
+            "  --module FILE    with --pid: the module file to trust (default: "
+            "the rdrand.so\n"
+            "                   OpenSSL loads here); a mapped file is the "
+            "module only if byte\n"
+            "                   for byte the same; up to 8\n"
             "exit status: 0 live and healthy, 1 unhealthy, 2 "
             "misconfigured, 3 usage, 4 (--pid) the process cannot be read;\n"
             "  --enable, --disable: 0 done or nothing to do, 4 refused, 5 "
@@ -1084,6 +1139,7 @@ int main(int argc, char **argv)
         {"enable", optional_argument, NULL, 'E'},
         {"disable", optional_argument, NULL, 'D'},
         {"pid", required_argument, NULL, 'I'},
+        {"module", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
@@ -1093,6 +1149,8 @@ int main(int argc, char **argv)
     char *default_conf = NULL, *real = NULL, *end, tmp[4096];
     long more = 0;
     int opt, code, reported = 0, edit = 0, provider_given = 0;
+    const char *modules[PID_MAX_TRUSTED];
+    size_t nmodules = 0;
     FILE *out = stdout;
 
     r.provider = RDRAND_PROVIDER_NAME;
@@ -1132,6 +1190,11 @@ int main(int argc, char **argv)
             edit = opt;
             edit_file = optarg;
             break;
+        case 'M':
+            if (nmodules == PID_MAX_TRUSTED)
+                return usage(stderr, argv[0]);
+            modules[nmodules++] = optarg;
+            break;
         case 'I':
             r.pid = strtol(optarg, &end, 10);
             if (!isdigit((unsigned char)*optarg) || *end != '\0' || r.pid <= 0
@@ -1151,11 +1214,12 @@ int main(int argc, char **argv)
                 || provider_given)))
         return usage(stderr, argv[0]);
     /* A process is read as it runs: nothing of this one's to choose. */
-    if (r.pid != 0 && (config != NULL || more != 0 || edit != 0))
+    if ((r.pid != 0 && (config != NULL || more != 0 || edit != 0))
+        || (r.pid == 0 && nmodules != 0))
         return usage(stderr, argv[0]);
     r.openssl_version = OpenSSL_version_num();
     if (r.pid != 0) {
-        if ((code = check_process(&r, &d, &process)) < 0) {
+        if ((code = check_process(&r, &d, &process, modules, nmodules)) < 0) {
             /*
              * An earlier run's metrics would go on saying "live" for a
              * process that is gone: remove them, so that their absence

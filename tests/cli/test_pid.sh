@@ -193,7 +193,13 @@ time.sleep(60)' "$ready" 2>"$OUT/sim.log" &
     wait_file "$ready"
 }
 check "a process on a failing simulated CPU starts" hold_failing
+# The simulated-CPU module is not the rdrand.so this tool trusts by
+# default: its block is not read until the operator names it.
 pid_check "$held"
+check "simulated module, not named: exit 4" exited 4
+check "simulated module, not named: not trusted, and how to name it" \
+    stderr_has "maps .*/rdrand-sim\.so, which exports rdrand_status but is not a module this rdrand-check trusts \(not byte for byte .*/rdrand\.so\).*--module FILE"
+pid_check "$held" --module "$SIM_MODULES/rdrand-sim.so"
 check "failing CPU: exit 1" exited 1
 check "failing CPU: the module is rdrand-sim.so" stdout_has "^  module-path = .*/rdrand-sim\.so$"
 check "failing CPU: rdrand-failures >= 1" at_least rdrand-failures 1
@@ -239,7 +245,7 @@ check "two instances: names both paths" \
 
 check "a process with another version's block starts" \
     hold_python "$RDRAND_BUILD_DIR/tests/pid_other_layout.so"
-pid_check "$held"
+pid_check "$held" --module "$RDRAND_BUILD_DIR/tests/pid_other_layout.so"
 check "another version: exit 4" exited 4
 check "another version: names both versions and what to use" \
     stderr_has "version 99\.0\.0 \(status layout [0-9]+.*this rdrand-check is version [0-9.]+ .*use the rdrand-check of version 99\.0\.0"
@@ -256,8 +262,88 @@ check "mapped, no provider instance: says so (waiting would not help)" \
 check "mapped, no provider instance: status 0, not ok" param_is status 0
 check "mapped, no provider instance: health-state says no instance" \
     param_is health-state "no provider instance is loaded now: nothing is served from this module"
-check "removed on disk: still read, and said" \
-    stdout_has "$OUT/c/rdrand\.so was replaced or removed on disk"
+if [ "$(id -u)" = 0 ]; then
+    # Root opens the very file the process mapped (/proc/PID/map_files).
+    check "removed on disk: still read, and said" \
+        stdout_has "$OUT/c/rdrand\.so was replaced or removed on disk"
+else
+    check "removed on disk, not root: not examined, and said" \
+        stdout_has "$OUT/c/rdrand\.so \(deleted\) and any other mapped file this user cannot open was not examined: run as root"
+fi
+
+# ---- nothing the process controls is believed ----
+# A library of its own exporting a block of this version that says
+# "live": not the module, so never read, whatever it says.
+check "a process with a forged status block starts" \
+    hold_python "$RDRAND_BUILD_DIR/tests/pid_forged.so"
+pid_check "$held"
+check "forged block: exit 4, never live" exited 4
+check "forged block: named as not the module" \
+    stderr_has "maps .*/pid_forged\.so, which exports rdrand_status but is not a module this rdrand-check trusts"
+check "forged block: no report on stdout" stdout_lacks "."
+# ... beside the real module: still not read as one instance.
+check "a process with the module and a forged block starts" \
+    hold_python "$REAL_MODULES/rdrand.so" "$RDRAND_BUILD_DIR/tests/pid_forged.so"
+pid_check "$held"
+check "forged block beside the module: exit 4" exited 4
+
+# A maps line of any length: the module's path longer than 4,224 bytes
+# (reached by relative steps: no one path may exceed PATH_MAX).
+deep=$OUT/deep
+part=$(printf 'd%.0s' {1..200})
+hold_deep() {
+    local ready=$OUT/ready.deep
+    (
+        mkdir -p "$deep" && cd "$deep" || exit 1
+        for _ in $(seq 24); do mkdir "$part" && cd "$part" || exit 1; done
+        cp "$REAL_MODULES/rdrand.so" rdrand.so || exit 1
+        exec "$PY" -c 'import ctypes, sys, time
+ctypes.CDLL("./rdrand.so")
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$ready"
+    ) &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+check "a process with the module under a 4,900-byte path starts" hold_deep
+maps_line_long() { [ "$(grep -F "/rdrand.so" "/proc/$held/maps" | head -n 1 | wc -c)" -gt 4224 ]; }
+check "  ... its maps line is over 4,224 bytes" maps_line_long
+pid_check "$held"
+check "long maps line: the module found (loaded, no instance: exit 2)" exited 2
+check "long maps line: module-path is the whole path" \
+    stdout_has "^  module-path = $deep(/d{200}){24}/rdrand\.so$"
+
+# A process name that would steer root's terminal or print a verdict
+# line of its own: escaped in text, a plain string in JSON.
+hold_named() {
+    local ready=$OUT/ready.named
+    "$PY" -c 'import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, b"\x1b[2J\nverdict: 0", 0, 0, 0)
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$ready" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+check "a process named with an escape and a newline starts" hold_named
+pid_check "$held"
+check "hostile name: exit 2 (not loaded)" exited 2
+check "hostile name: no raw control byte in the text report" \
+    stdout_lacks $'[\x01-\x09\x0b-\x1f\x7f]'
+check "hostile name: no verdict line of its own" \
+    test "$(grep -c '^verdict: ' "$OUT/stdout")" = 1
+check "hostile name: shown escaped" \
+    stdout_has 'process [0-9]+ \(\\x1b\[2J\\x0averdict: 0\)'
+pid_check "$held" --json
+json_named() {
+    "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["process"] == "\x1b[2J\nverdict: 0", d
+assert d["config"] is None and d["config_real"] is None, d
+assert all(p["file"] is None for p in d["problems"]), d' "$OUT/stdout"
+}
+check "hostile name --json: in \"process\", config and problem files null" json_named
 
 # Processes that exit while read (best effort: the race is rarely won,
 # but every outcome must be one of the clear ones).
@@ -278,6 +364,11 @@ clean_outcomes() {
 }
 check "processes exiting while read: only clear outcomes (exit 2 or 4)" clean_outcomes
 
+run -- "$CHECK" --module "$REAL_MODULES/rdrand.so"
+check "--module without --pid: usage (exit 3)" exited 3
+run -- "$CHECK" --pid "$server" --module "$OUT/no-such.so"
+check "--module naming no file: exit 4, says so" exited 4
+check "  ... names the file" stderr_has "cannot read the module this rdrand-check trusts, $OUT/no-such\.so"
 run -- "$CHECK" --pid 0
 check "--pid 0: usage (exit 3)" exited 3
 run -- "$CHECK" --pid "$server" -c "$CONF/rdrand.cnf"

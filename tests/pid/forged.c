@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Test only: a library that is not the module but exports a status block
+ * of this version saying "live and healthy" (an instance loaded, seeds
+ * served, none failed), as a process that wants root's rdrand-check
+ * --pid to vouch for it could.  rdrand-check must not read it
+ * (tests/cli/test_pid.sh).  Nothing of it is in the shipped module.
+ */
+#include "rdrand_status.h"
+
+__attribute__((visibility("default"))) struct rdrand_status rdrand_status = {
+    .magic = RDRAND_STATUS_MAGIC,
+    .layout = RDRAND_STATUS_LAYOUT,
+    .size = sizeof(struct rdrand_status),
+    .version = RDRAND_PROVIDER_VERSION,
+    .live_instances = 1,
+    .rdrand_available = 1,
+    .counters_shared = {[RDRAND_STATUS_SEED_REQUESTS] = 1000,
+                        [RDRAND_STATUS_RDRAND_WORDS] = 6000,
+                        [RDRAND_STATUS_SEED_BYTES] = 48000},
+};
+
+/* What a provider module exports too. */
+int OSSL_provider_init(void);
+__attribute__((visibility("default"))) int OSSL_provider_init(void)
+{
+    return 0;
+}
