@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf_reach.h"
 #include "conf_walk.h"
 
 #define MAX_DEPTH 64 /* distinct files nested; loops are cut before */
@@ -262,6 +263,7 @@ static int push(struct walk *w, const char *path, const struct stat *st,
              path, why);
         return 0;
     }
+    conf_reach_file(w->r, path, pos);
     in = &w->stack[++w->depth];
     memset(in, 0, sizeof(*in));
     in->f = f;
@@ -303,6 +305,7 @@ static void include(struct walk *w, const char *arg, int pos)
 
     if (base == NULL && w->includedir[0] != '\0')
         base = w->includedir;
+    conf_reach_value(w->r, w->conf, w->section, ".include", arg, pos);
     unquote(w, arg, name, sizeof(name));
     if (base != NULL && name[0] != '/')
         n = snprintf(
@@ -390,7 +393,7 @@ static int add_line(struct walk *w, char *buf, int pos)
     struct input *in = &w->stack[w->depth];
     struct conf_line *v;
     const char *arg;
-    char *eq, *sep;
+    char *eq = NULL, *sep;
 
     strip_comment(buf);
     trim(buf);
@@ -428,6 +431,8 @@ static int add_line(struct walk *w, char *buf, int pos)
     }
     snprintf(v->key, sizeof(v->key), "%.63s", buf);
     v->pos = pos;
+    if (eq != NULL)
+        conf_reach_value(w->r, w->conf, v->section, v->key, eq + 1, pos);
     v->opened = strcmp(v->section, v->written) != 0 ? w->opened : 0;
     return 1;
 }

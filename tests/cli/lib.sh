@@ -13,6 +13,9 @@ SIM_MODULES=$RDRAND_BUILD_DIR/tests
 # shellcheck disable=SC2034
 PROBE=$RDRAND_BUILD_DIR/rdrand-params
 OUT=$(mktemp -d)
+# Readable by every user, as a service's configuration must be
+# (rdrand-check reports a file or directory closed to others).
+chmod 755 "$OUT"
 trap 'rm -rf "$OUT"' EXIT
 # shellcheck source=tests/checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../checks.sh"

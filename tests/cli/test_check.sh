@@ -9,6 +9,7 @@
 # the JSON (python3's json parser) and Prometheus (promtool) outputs, -o,
 # -n, usage errors, and no program answering to the removed rdrand-stat.
 # shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck disable=SC2016 # $ENV::NAME in configs is text for NCONF, not the shell
 # shellcheck source=tests/cli/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -404,10 +405,12 @@ done
 for row in "sim-coco.cnf|coco=tdx,fail-at=9|confidential-computing guest: RDRAND failed the check at load" \
     "rdrand-sim.cnf|coco=tdx,rdrand=absent|confidential-computing guest without RDRAND"; do
     IFS='|' read -r cnf spec reason <<<"$row"
-    run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/$cnf" \
-        "RDRAND_TEST_ON_COCO_FAILURE=refuse" "RDRAND_TEST_COCO=auto" \
-        "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=$spec" -- \
-        "$CHECK" --provider $SIM
+    # The values written in, not read from $ENV:: (a finding of its own).
+    sed -e 's/\$ENV::RDRAND_TEST_ON_COCO_FAILURE$/refuse/' \
+        -e 's/\$ENV::RDRAND_TEST_COCO_SEED_BITS$/256/' \
+        -e 's/\$ENV::RDRAND_TEST_COCO$/auto/' "$CONF/$cnf" >"$OUT/$cnf"
+    run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$OUT/$cnf" \
+        "RDRAND_SIM=$spec" -- "$CHECK" --provider $SIM
     check "refused load, $cnf, $spec: exit 1" exited_with 1
     check "refused load, $cnf, $spec: the reason" \
         stdout_has "^unhealthy: .*$reason"
@@ -687,7 +690,56 @@ sim -- "${as[@]}" "$CHECK" -c "$VARIANT" --provider $SIM
 check "include (c) unreadable: rdrand-check exits 0" exited_with 0
 check "include (c) unreadable: a warning, why" \
     stdout_has "^warning: $VARIANT:$(line_of ".include $OUT/unread.cnf"): \.include: .*cannot be opened: Permission denied"
-chmod 0700 "$OUT"
+
+# ---- a verdict true for every user and every environment ----
+# Root can read what a service's user cannot: the same file, checked by
+# root, is a finding (a service skips the include, or runs without the
+# whole file), never "live".
+if [ "$(id -u)" = 0 ]; then
+    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    check "include closed to others, checked by root: exit 2" exited_with 2
+    check "  ... names the include's line, its mode, and the fix" \
+        stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/unread.cnf"): \.include: $OUT/unread\.cnf is not readable by every user \(file mode 0000, .*OpenSSL skips it there.*chmod o\+r\)"
+fi
+make_variant ''
+chmod 0600 "$VARIANT"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "file mode 0600: exit 2" exited_with 2
+check "  ... says a service runs without it" \
+    stdout_has "^misconfigured: $VARIANT is not readable by every user \(file mode 0600, .*runs with no configuration, seeded from the OS"
+chmod 0644 "$VARIANT"
+mkdir -p "$OUT/closed"
+make_variant ''
+cp "$VARIANT" "$OUT/closed/c.cnf"
+chmod 0700 "$OUT/closed"
+sim -- "$CHECK" -c "$OUT/closed/c.cnf" --provider $SIM
+check "file in a 0700 directory: exit 2" exited_with 2
+check "  ... names the directory" \
+    stdout_has "^misconfigured: $OUT/closed/c\.cnf: its directory $OUT/closed is not readable by every user \(directory mode 0700, .*chmod o\+rx\)"
+chmod 0755 "$OUT/closed"
+sim -- "$CHECK" -c "$OUT/closed/c.cnf" --provider $SIM
+check "the same directory opened (0755): exit 0" exited_with 0
+
+# A value from each process's environment: a service without HOME fails
+# to load the whole file (NCONF: "variable has no value").
+make_variant 's|^openssl_conf = openssl_init$|&\nrandfile = $ENV::HOME/.rnd|'
+sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "\$ENV::HOME in a value: exit 2 (with HOME set here)" exited_with 2
+check "  ... names the line and the variable" \
+    stdout_has "^misconfigured: $VARIANT:$(line_of 'randfile = $ENV::HOME/.rnd'): \[default\] randfile: the value reads \\\$ENV::HOME, .*fails to load the whole file"
+# ... and so OpenSSL does: the provider is loaded with HOME, not without.
+sim "HOME=/root" "OPENSSL_CONF=$VARIANT" -- "$PROBE" -p $SIM seed-requests
+check "  ... OpenSSL with HOME: the provider answers" exited_ok
+sim "OPENSSL_CONF=$VARIANT" -- env -u HOME "$PROBE" -p $SIM seed-requests
+check "  ... OpenSSL without HOME: no provider (the whole file not loaded)" exited_fail
+for quoted in "'\$ENV::HOME'" '"\$ENV::HOME"' '\\$ENV::HOME'; do
+    make_variant "s|^openssl_conf = openssl_init\$|&\nrandfile = $quoted|"
+    sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
+    check "$quoted (no expansion): exit 0" exited_with 0
+done
+make_variant 's|^openssl_conf = openssl_init$|&\nrandfile = ${ENV::HOME}|;$a[ENV]\nHOME = /nowhere'
+sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "\${ENV::HOME} defined by the file's own [ENV]: exit 0" exited_with 0
 
 # An include directory: its *.cnf and *.conf files, nothing else.
 mkdir -p "$OUT/incdir"
