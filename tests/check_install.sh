@@ -42,6 +42,7 @@ devpkg=$pkg-dev
 read -ra tools <<<"$RDRAND_TOOLS"
 tool=${tools[0]} # the operator's tool, rdrand-check
 work=$(mktemp -d)
+chmod 755 "$work" # configurations here must be readable by every user (rdrand-check)
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP

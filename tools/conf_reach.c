@@ -47,8 +47,14 @@ void conf_reach_file(struct check_report *r, const char *path, int pos)
 
     if (what[0] == '\0')
         return;
+    /*
+     * A closed directory is a warning only: a checkout under /root (the
+     * README's demo, a CI clone) is checked from there and never read by
+     * a service; a file's own mode is the operator's, and a finding.
+     */
     check_problem(
-        r, SEV_MISCONFIGURED, pos, NULL, pos > 0 ? ".include" : NULL,
+        r, strcmp(what, "directory") == 0 ? SEV_WARNING : SEV_MISCONFIGURED,
+        pos, NULL, pos > 0 ? ".include" : NULL,
         "%s%s%s is not readable by every user (%s mode %04o, owner uid %u, "
         "group gid %u): a service running as another user cannot open it "
         "and %s, seeded from the OS without a word, while this check (uid "
