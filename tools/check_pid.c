@@ -281,6 +281,15 @@ static int found_outcome(struct check_pid *p, const struct pid_find *f)
                 ? "It was replaced or removed on disk since the process "
                   "loaded it: restart the process"
                 : "If it is a module you trust, name it: --module FILE");
+    if (f->misplaced > 0 && f->nfound == 0)
+        return check_pid_fail(
+            p, CHECK_UNREADABLE,
+            "process %ld (%s) maps %s%s, a module this rdrand-check trusts, "
+            "but not as the dynamic loader maps it (a segment, or the pages "
+            "of its status block, are not the module's): its state is not "
+            "read",
+            (long)p->pid, p->comm, f->untrusted_path,
+            f->untrusted_deleted ? " (deleted)" : "");
     if (f->nfound == 0 && !pid_alive(p->pid))
         return vanished(p);
     if (f->nfound == 0)

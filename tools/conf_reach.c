@@ -75,10 +75,10 @@ void conf_reach_file(struct check_report *r, const char *path, int pos)
 int conf_reach_env(const char *value, char *name, size_t len)
 {
     for (const char *s = value; *s != '\0'; s++) {
-        if (*s == '"' || *s == '\'') {
+        if (*s == '"' || *s == '\'' || *s == '`') {
             char q = *s;
 
-            /* Inside quotes nothing expands; \ escapes only the quote. */
+            /* Inside quotes (NCONF's three) nothing expands; \ escapes. */
             while (s[1] != '\0' && s[1] != q)
                 s += s[1] == '\\' && s[2] != '\0' ? 2 : 1;
             if (s[1] == '\0')
@@ -104,26 +104,19 @@ int conf_reach_env(const char *value, char *name, size_t len)
     return 0;
 }
 
-/* A name [ENV] of the file itself defines: it beats the environment. */
-static int file_defines(const CONF *conf, const char *name)
-{
-    STACK_OF(CONF_VALUE) * env;
-
-    if (conf == NULL || (env = NCONF_get_section(conf, "ENV")) == NULL)
-        return 0;
-    for (int i = 0; i < sk_CONF_VALUE_num(env); i++)
-        if (strcmp(sk_CONF_VALUE_value(env, i)->name, name) == 0)
-            return 1;
-    return 0;
-}
-
 void conf_reach_value(struct check_report *r, const CONF *conf,
                       const char *section, const char *key, const char *value,
                       int pos)
 {
     char name[128];
 
-    if (!conf_reach_env(value, name, sizeof(name)) || file_defines(conf, name))
+    /*
+     * Even where the file's own [ENV] defines the name: NCONF looks it up
+     * as it reads, so a definition below the use does not count, and the
+     * reader here does not follow NCONF's order that closely.
+     */
+    (void)conf;
+    if (!conf_reach_env(value, name, sizeof(name)))
         return;
     check_problem(
         r, SEV_MISCONFIGURED, pos, section, key,

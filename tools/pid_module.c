@@ -39,13 +39,22 @@
 
 /* Caps on what is read of one file, and on the whole process. */
 #define ELF_MAX_SECTIONS 4096
-#define ELF_MAX_TABLE (64u << 20)   /* .dynsym or .dynstr */
+#define ELF_MAX_TABLE                                                          \
+    (16u << 20)                     /* .dynsym or .dynstr (libcrypto: 0.2 MiB) \
+                                     */
 #define MODULE_MAX_SIZE (64u << 20) /* a trusted module file */
 #define PID_MAX_FILES 8192          /* distinct files examined */
 #define PID_MAX_MAPS (1u << 20)     /* maps lines kept */
 
+#define MAX_SEGMENTS 8
+
+struct segment {
+    uint64_t vaddr, memsz, offset;
+    int writable;
+};
+
 struct region {
-    uint64_t start, end;
+    uint64_t start, end, offset;
     dev_t dev;
     ino_t ino;
 };
@@ -142,7 +151,8 @@ static int file_symbol(int fd, uint64_t size, uint64_t *value, uint64_t *sz)
         || (sh = calloc(eh.e_shnum, sizeof(*sh))) == NULL
         || !read_at(fd, size, eh.e_shoff, sh, eh.e_shnum * sizeof(*sh)))
         goto done;
-    for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+    /* The first SHT_DYNSYM is the loader's: one table read, at most. */
+    for (unsigned i = 0; i < eh.e_shnum && syms == NULL; i++) {
         const Elf64_Shdr *strs = &sh[sh[i].sh_link % eh.e_shnum];
         size_t n = sh[i].sh_size / sizeof(*syms);
 
@@ -170,14 +180,14 @@ done:
     return found;
 }
 
-/* The lowest address the file's segments ask for, page-aligned. */
-static int file_first_vaddr(int fd, uint64_t size, uint64_t *first)
+/* The file's PT_LOAD segments, as the loader maps them. */
+static int file_segments(int fd, uint64_t size, struct segment *seg,
+                         size_t *nseg)
 {
     Elf64_Ehdr eh;
     Elf64_Phdr ph;
-    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-    *first = UINT64_MAX;
+    *nseg = 0;
     if (!read_at(fd, size, 0, &eh, sizeof(eh)) || eh.e_phentsize != sizeof(ph)
         || eh.e_phnum > 64)
         return 0;
@@ -185,10 +195,15 @@ static int file_first_vaddr(int fd, uint64_t size, uint64_t *first)
         if (!read_at(fd, size, eh.e_phoff + (uint64_t)i * sizeof(ph), &ph,
                      sizeof(ph)))
             return 0;
-        if (ph.p_type == PT_LOAD && ph.p_offset == 0 && ph.p_vaddr < *first)
-            *first = ph.p_vaddr & ~(page - 1);
+        if (ph.p_type != PT_LOAD)
+            continue;
+        if (*nseg == MAX_SEGMENTS)
+            return 0;
+        seg[(*nseg)++] = (struct segment){ph.p_vaddr, ph.p_memsz, ph.p_offset,
+                                          (ph.p_flags & PF_W) != 0};
     }
-    return *first != UINT64_MAX;
+    /* The first maps at the lowest address, from offset 0 (ld.so's rule). */
+    return *nseg > 0 && seg[0].offset == 0;
 }
 
 /* Is the open file byte for byte one of the trusted modules? */
@@ -246,18 +261,60 @@ static int open_mapped(pid_t pid, const struct region *m, const char *path,
     return fd;
 }
 
-/* [lo, hi) mapped from the file (dev, ino), or anonymous after it. */
-static int range_in_file(const struct region *r, size_t n, uint64_t lo,
-                         uint64_t hi, dev_t dev, ino_t ino)
+struct candidate {
+    uint64_t value, size;
+    struct segment seg[MAX_SEGMENTS];
+    size_t nseg;
+    dev_t dev;
+    ino_t ino;
+    int deleted, trusted;
+    char path[PID_PATH_MAX];
+};
+
+/* The region holding address a, or NULL. */
+static const struct region *region_at(const struct region *r, size_t n,
+                                      uint64_t a)
 {
-    for (size_t i = 0; i < n && lo < hi; i++) {
-        if (r[i].start > lo || r[i].end <= lo)
-            continue;
-        if (!(r[i].ino == 0 || (r[i].dev == dev && r[i].ino == ino)))
+    for (size_t i = 0; i < n; i++)
+        if (r[i].start <= a && a < r[i].end)
+            return &r[i];
+    return NULL;
+}
+
+/*
+ * Is the module loaded at base as ld.so loads it: each segment's first
+ * page mapped from the file at that segment's offset, and every page of
+ * [lo, hi) from the file or, within a writable segment's memsz, the
+ * anonymous pages of its .bss?  A process can still write its own block:
+ * what --pid reads is what the process's module says of itself.
+ */
+static int loaded_at(const struct region *r, size_t n,
+                     const struct candidate *c, uint64_t base, uint64_t lo,
+                     uint64_t hi)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+    for (size_t i = 0; i < c->nseg; i++) {
+        uint64_t at = base + (c->seg[i].vaddr & ~(page - 1));
+        const struct region *m = region_at(r, n, at);
+
+        if (m == NULL || m->dev != c->dev || m->ino != c->ino
+            || m->offset + (at - m->start) != (c->seg[i].offset & ~(page - 1)))
             return 0;
-        lo = r[i].end;
     }
-    return lo >= hi;
+    while (lo < hi) {
+        const struct region *m = region_at(r, n, lo);
+        int ok = m != NULL && m->dev == c->dev && m->ino == c->ino;
+
+        for (size_t i = 0; m != NULL && !ok && i < c->nseg; i++)
+            ok = m->ino == 0 && c->seg[i].writable
+                 && m->start >= base + (c->seg[i].vaddr & ~(page - 1))
+                 && m->end - base <= c->seg[i].vaddr + c->seg[i].memsz + page;
+        if (!ok)
+            return 0;
+        lo = m->end;
+    }
+    return 1;
 }
 
 /* One maps line: its region, offset and path ("" if none). */
@@ -276,6 +333,7 @@ static int parse_line(char *line, struct region *r, uint64_t *offset,
         return 0;
     r->start = start;
     r->end = end;
+    r->offset = off;
     r->dev = makedev(major, minor);
     r->ino = (ino_t)inode;
     *offset = off;
@@ -288,20 +346,11 @@ static int parse_line(char *line, struct region *r, uint64_t *offset,
     return 1;
 }
 
-struct candidate {
-    uint64_t base, value, size;
-    dev_t dev;
-    ino_t ino;
-    int deleted, trusted;
-    char path[PID_PATH_MAX];
-};
-
 /* Examine the file mapped at offset 0 by r: 1 if it exports the block. */
 static int examine(struct pid_find *f, const struct region *r, const char *path,
                    int deleted, struct candidate *c)
 {
     struct stat st;
-    uint64_t first = 0;
     int fd = open_mapped(f->pid, r, path, deleted, &st);
 
     if (fd < 0) {
@@ -317,10 +366,8 @@ static int examine(struct pid_find *f, const struct region *r, const char *path,
     }
     c->trusted =
         trusted_copy(fd, (uint64_t)st.st_size, f->trusted, f->ntrusted) != NULL
-        && file_first_vaddr(fd, (uint64_t)st.st_size, &first)
-        && r->start >= first;
+        && file_segments(fd, (uint64_t)st.st_size, c->seg, &c->nseg);
     close(fd);
-    c->base = c->trusted ? r->start - first : 0;
     c->dev = r->dev;
     c->ino = r->ino;
     c->deleted = deleted;
@@ -338,23 +385,12 @@ static int seen_before(struct seen *seen, size_t *nseen, dev_t dev, ino_t ino)
     return 0;
 }
 
-/* Keep what one exporting file says: into found[] or untrusted. */
-static void record(struct pid_find *f, const struct candidate *c,
-                   const struct region *regions, size_t nregions)
+static void add_found(struct pid_find *f, const struct candidate *c,
+                      uint64_t at)
 {
-    uint64_t at = c->base + c->value;
-
-    if (!c->trusted || c->size < RDRAND_STATUS_HEADER_SIZE || at < c->base
-        || at + c->size < at
-        || !range_in_file(regions, nregions, at, at + c->size, c->dev,
-                          c->ino)) {
-        if (f->untrusted++ == 0) {
-            snprintf(f->untrusted_path, sizeof(f->untrusted_path), "%s",
-                     c->path);
-            f->untrusted_deleted = c->deleted;
-        }
-        return;
-    }
+    for (size_t i = 0; i < f->nfound && i < PID_MAX_FOUND; i++)
+        if (f->found[i].address == at)
+            return;
     if (f->nfound < PID_MAX_FOUND) {
         f->found[f->nfound].address = at;
         f->found[f->nfound].size = c->size;
@@ -363,6 +399,37 @@ static void record(struct pid_find *f, const struct candidate *c,
                  c->path);
     }
     f->nfound++;
+}
+
+/*
+ * What one exporting file says: a block in found[] for each place the
+ * loader mapped the trusted module (any offset-0 mapping of it can be the
+ * base: another mmap of the file is not), else untrusted or misplaced.
+ */
+static void record(struct pid_find *f, const struct candidate *c,
+                   const struct region *r, size_t n)
+{
+    size_t before = f->nfound;
+
+    for (size_t i = 0;
+         c->trusted && c->size >= RDRAND_STATUS_HEADER_SIZE && i < n; i++) {
+        uint64_t base = r[i].start - c->seg[0].vaddr, at = base + c->value;
+
+        if (r[i].offset == 0 && r[i].dev == c->dev && r[i].ino == c->ino
+            && r[i].start >= c->seg[0].vaddr && at >= base && at + c->size > at
+            && loaded_at(r, n, c, base, at, at + c->size))
+            add_found(f, c, at);
+    }
+    if (f->nfound > before)
+        return;
+    if (c->trusted)
+        f->misplaced++;
+    else
+        f->untrusted++;
+    if (f->untrusted + f->misplaced == 1) {
+        snprintf(f->untrusted_path, sizeof(f->untrusted_path), "%s", c->path);
+        f->untrusted_deleted = c->deleted;
+    }
 }
 
 int pid_module_find(struct pid_find *f)

@@ -45,8 +45,9 @@ struct pid_find {
         char path[PID_PATH_MAX];
     } found[PID_MAX_FOUND];
     size_t nfound;
-    /* files that export the block but are not a trusted module */
-    size_t untrusted;
+    /* files that export the block but are not a trusted module, and
+     * trusted ones not mapped as the loader maps them (the first named) */
+    size_t untrusted, misplaced;
     char untrusted_path[PID_PATH_MAX];
     int untrusted_deleted;
     /* mapped files that could not be opened to be examined */

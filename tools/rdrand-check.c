@@ -514,6 +514,8 @@ static void put_escaped(FILE *out, const char *s, int json)
             fputs("\\n", out);
         else if (json && *p < 0x20)
             fprintf(out, "\\u%04x", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fputs("\xef\xbf\xbd", out); /* a label: no terminal control */
         else
             fwrite(p, 1, n, out);
         p += n;

@@ -733,14 +733,14 @@ sim "HOME=/root" "OPENSSL_CONF=$VARIANT" -- "$PROBE" -p $SIM seed-requests
 check "  ... OpenSSL with HOME: the provider answers" exited_ok
 sim "OPENSSL_CONF=$VARIANT" -- env -u HOME "$PROBE" -p $SIM seed-requests
 check "  ... OpenSSL without HOME: no provider (the whole file not loaded)" exited_fail
-for quoted in "'\$ENV::HOME'" '"\$ENV::HOME"' '\\$ENV::HOME'; do
+for quoted in "'\$ENV::HOME'" '"\$ENV::HOME"' '\\$ENV::HOME' '`\$ENV::HOME`'; do
     make_variant "s|^openssl_conf = openssl_init\$|&\nrandfile = $quoted|"
     sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
     check "$quoted (no expansion): exit 0" exited_with 0
 done
 make_variant 's|^openssl_conf = openssl_init$|&\nrandfile = ${ENV::HOME}|;$a[ENV]\nHOME = /nowhere'
 sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
-check "\${ENV::HOME} defined by the file's own [ENV]: exit 0" exited_with 0
+check "\${ENV::HOME} with an [ENV] HOME below it (NCONF reads the environment there): exit 2" exited_with 2
 
 # An include directory: its *.cnf and *.conf files, nothing else.
 mkdir -p "$OUT/incdir"
