@@ -18,12 +18,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -322,8 +325,8 @@ static int found_outcome(struct check_pid *p, const struct pid_find *f)
     return CHECK_LIVE;
 }
 
-int check_pid_read(pid_t pid, struct check_pid *p, const char *const *modules,
-                   size_t nmodules)
+static int read_here(pid_t pid, struct check_pid *p, const char *const *modules,
+                     size_t nmodules)
 {
     static struct pid_find f;
     static struct pid_trusted trusted[PID_MAX_TRUSTED];
@@ -379,6 +382,68 @@ int check_pid_read(pid_t pid, struct check_pid *p, const char *const *modules,
     if ((code = check_header(p)) != CHECK_LIVE)
         return code;
     return read_snapshot(p);
+}
+
+/*
+ * The deadline, kept even where a system call blocks: the process's
+ * memory (a page it serves through userfaultfd and never does) or a
+ * mapped file (FUSE) can hold process_vm_readv or pread forever.  So
+ * the reading runs in a child, which sends its result whole down a pipe
+ * (struct check_pid holds no pointer) and is killed when time is up.
+ */
+int check_pid_read(pid_t pid, struct check_pid *p, const char *const *modules,
+                   size_t nmodules)
+{
+    uint64_t until = pid_now_ms() + PID_DEADLINE_MS + 1000;
+    size_t got = 0;
+    int fds[2], status = 0;
+    pid_t child;
+
+    if (pipe(fds) != 0 || (child = fork()) < 0)
+        return read_here(pid, p, modules, nmodules);
+    if (child == 0) {
+        int code = read_here(pid, p, modules, nmodules);
+        const char *at = (const char *)p;
+        size_t left = sizeof(*p);
+
+        close(fds[0]);
+        while (left > 0) {
+            ssize_t n = write(fds[1], at, left);
+
+            if (n <= 0)
+                _exit(127);
+            at += n;
+            left -= (size_t)n;
+        }
+        _exit(code);
+    }
+    close(fds[1]);
+    while (got < sizeof(*p)) {
+        uint64_t now = pid_now_ms();
+        struct pollfd in = {fds[0], POLLIN, 0};
+        ssize_t n;
+
+        if (now >= until || poll(&in, 1, (int)(until - now)) <= 0
+            || (n = read(fds[0], (char *)p + got, sizeof(*p) - got)) <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    if (got < sizeof(*p))
+        kill(child, SIGKILL);
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got == sizeof(*p) && WIFEXITED(status) && WEXITSTATUS(status) != 127)
+        return WEXITSTATUS(status);
+    memset(p, 0, sizeof(*p));
+    p->pid = pid;
+    pid_name(p);
+    return check_pid_fail(p, CHECK_UNREADABLE,
+                          "gave up on process %ld (%s) after %d ms: reading "
+                          "its memory or a file it maps did not return (a "
+                          "page it never serves, a stalled file system): "
+                          "nothing to report",
+                          (long)pid, p->comm, PID_DEADLINE_MS + 1000);
 }
 
 uint64_t check_pid_counter(const struct rdrand_status *b,

@@ -287,6 +287,96 @@ check "a process with the module and a forged block starts" \
 pid_check "$held"
 check "forged block beside the module: exit 4" exited 4
 
+# The real module's first page mapped by hand, a "live" block in
+# anonymous memory where its block would be: not the module as ld.so
+# loads it, so not read.
+hold_map_forged() {
+    local ready=$OUT/ready.mapped offset
+    offset=$(nm -D --defined-only "$REAL_MODULES/rdrand.so" |
+        awk '$3 == "rdrand_status" { print $1 }')
+    [ -n "$offset" ] || return 1
+    "$RDRAND_BUILD_DIR/tests/pid_map_forged" "$REAL_MODULES/rdrand.so" "$offset" >"$ready" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+check "a process mapping a page of rdrand.so by hand, a block beside, starts" hold_map_forged
+pid_check "$held"
+check "hand-mapped module: exit 4, never live" exited 4
+check "hand-mapped module: says it is not mapped as the loader maps it" \
+    stderr_has "maps $REAL_MODULES/rdrand\.so, a module this rdrand-check trusts, but not as the dynamic loader maps it"
+
+# A seeded process that also maps the module file again (an mmap of its
+# own, at a lower address): the loaded module is still the one read.
+hold_seeded_mmap() {
+    local ready=$OUT/ready.mmap
+    OPENSSL_CONF=$CONF/rdrand.cnf "$PY" -c 'import ctypes, mmap, os, sys, time
+crypto = ctypes.CDLL("libcrypto.so.3")
+buf = ctypes.create_string_buffer(16)
+assert crypto.RAND_bytes(buf, 16) == 1
+m = mmap.mmap(os.open(sys.argv[2], os.O_RDONLY), 0, prot=mmap.PROT_READ)
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$ready" "$REAL_MODULES/rdrand.so" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+if [ -n "${PKG_CONFIG_PATH-}" ]; then
+    echo "skip - seeded process with an extra mmap: python's libcrypto is not the one under test"
+else
+    check "a seeded process that mmaps rdrand.so again starts" hold_seeded_mmap
+    pid_check "$held"
+    check "extra mmap of the module: still read, exit 0 live" exited 0
+fi
+
+# A mapped file with 4,096 dynamic symbol tables of 64 MiB each (sparse):
+# one table is read, capped, and the answer comes at once.
+"$PY" - "$OUT/bomb.so" <<'PYEOF'
+import struct, sys
+size, n = 64 << 20, 4096
+eh = bytearray(64)
+eh[0:7] = b"\x7fELF\x02\x01\x01"
+struct.pack_into("<HHIQQQIHHHHHH", eh, 16, 3, 62, 1, 0, 0, 4096, 0, 64, 0, 0, 64, n, 0)
+with open(sys.argv[1], "wb") as f:
+    f.write(eh)
+    f.seek(4096)
+    f.write(struct.pack("<IIQQQQIIQQ", 0, 3, 0, 0, 0, size, 0, 0, 1, 0))
+    for _ in range(1, n):
+        f.write(struct.pack("<IIQQQQIIQQ", 0, 11, 0, 0, 0, size, 0, 0, 8, 24))
+    f.truncate(size + 8192)
+PYEOF
+hold_bomb() {
+    local ready=$OUT/ready.bomb
+    "$PY" -c 'import mmap, os, sys, time
+m = mmap.mmap(os.open(sys.argv[2], os.O_RDONLY), 4096, prot=mmap.PROT_READ)
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$ready" "$OUT/bomb.so" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+check "a process mapping a file of 4,096 64 MiB symbol tables starts" hold_bomb
+run -- timeout 20 "$CHECK" --pid "$held"
+check "symbol-table bomb: answered (not loaded, exit 2), not stalled" exited 2
+
+# The block's pages behind userfaultfd, never served: every read of them
+# blocks, and the deadline (5 s, then the reader is killed) still holds.
+"$RDRAND_BUILD_DIR/tests/pid_stall" "$REAL_MODULES/rdrand.so" >"$OUT/ready.stall" 2>&1 &
+held=$!
+children+=("$held")
+wait_file "$OUT/ready.stall"
+if ! kill -0 "$held" 2>/dev/null; then
+    wait "$held"
+    echo "skip - userfaultfd cannot hold a kernel read here (pid_stall exited $?)"
+else
+    start=$SECONDS
+    run -- timeout 60 "$CHECK" --pid "$held"
+    check "stalled block: exit 4, not killed by the test's timeout" exited 4
+    check "  ... says it gave up" stderr_has "^rdrand-check: gave up on process $held .*did not return"
+    check "  ... within the deadline and a margin (took $((SECONDS - start)) s)" \
+        test $((SECONDS - start)) -le 15
+fi
+
 # A maps line of any length: the module's path longer than 4,224 bytes
 # (reached by relative steps: no one path may exceed PATH_MAX).
 deep=$OUT/deep
