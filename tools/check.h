@@ -41,7 +41,15 @@ struct check_report {
     const char *process;  /* --pid: its name (/proc/PID/comm), untrusted */
     const char *config;   /* the file OpenSSL loads, as it was named */
     const char *shown;    /* its real path, the file the operator edits */
-    const char *provider; /* the provider checked */
+    const char *provider; /* the provider checked, as -p names it */
+    /*
+     * What the file makes of it (check_config): the name OpenSSL loads
+     * the first active instance of the module under (an entry of the
+     * providers section: "rd = rd_sect" with module = rdrand.so is "rd"),
+     * and the provider= property that module registers (its file name
+     * without .so).  Both r->provider until the file says otherwise.
+     */
+    char entry[64], property[64];
     unsigned long openssl_version;
     /*
      * Where the file sends RAND_bytes from 3.5 on: [random]'s

@@ -395,6 +395,26 @@ static int is_instance(const struct check_report *r, const char *name,
     return strncmp(base, r->provider, n) == 0 && strcmp(base + n, ".so") == 0;
 }
 
+/*
+ * The instance the file loads: under which name (the live check asks
+ * OpenSSL for that one), and the property its module registers (its
+ * file name without .so: rdrand.so registers provider=rdrand whatever
+ * the entry is called).
+ */
+static void instance_names(struct check_report *r, const char *name,
+                           const char *module)
+{
+    const char *base = module == NULL                 ? name
+                       : strrchr(module, '/') != NULL ? strrchr(module, '/') + 1
+                                                      : module;
+    size_t n = strlen(base);
+
+    snprintf(r->entry, sizeof(r->entry), "%s", name);
+    if (n > 3 && strcmp(base + n - 3, ".so") == 0)
+        n -= 3;
+    snprintf(r->property, sizeof(r->property), "%.*s", (int)n, base);
+}
+
 static void check_providers(struct check_report *r, const CONF *conf,
                             const struct conf_lines *l, const char *list)
 {
@@ -426,9 +446,10 @@ static void check_providers(struct check_report *r, const CONF *conf,
                 && is_instance(r, name, prov_value(sect, "module")))) {
             found = 1;
             check_provider_section(r, conf, l, kv->value, name);
-            if (activate_value(r, act) == 1 && active++ == 0)
+            if (activate_value(r, act) == 1 && active++ == 0) {
                 first = kv->value;
-            else if (activate_value(r, act) == 1)
+                instance_names(r, name, prov_value(sect, "module"));
+            } else if (activate_value(r, act) == 1)
                 check_problem(
                     r, SEV_MISCONFIGURED, section_line(l, kv->value), kv->value,
                     NULL,
@@ -528,13 +549,13 @@ static void check_random(struct check_report *r, const CONF *conf,
                       "no seed_properties line: any provider's %s could be "
                       "fetched; write seed_properties = provider=%s",
                       RDRAND_ALGORITHM_NAME, r->provider);
-    else if (!selects_provider(props->value, r->provider))
+    else if (!selects_provider(props->value, r->property))
         check_problem(
             r, SEV_MISCONFIGURED, line_of(l, sect_name, props->name), sect_name,
             props->name,
             "seed_properties = %s does not select provider %s: " UNFETCHED
             "; did you mean provider=%s?",
-            props->value, r->provider, r->provider);
+            props->value, r->property, r->property);
 }
 
 /* ---- random_provider (3.5+): where RAND_bytes goes ---- */
@@ -720,8 +741,11 @@ void check_config(struct check_report *r)
     const char *init, *providers = NULL, *random = NULL;
     STACK_OF(CONF_VALUE) * init_sect;
     size_t first = r->nproblems;
-    int loaded = conf != NULL && NCONF_load(conf, r->config, &eline) > 0;
+    int loaded;
 
+    snprintf(r->entry, sizeof(r->entry), "%s", r->provider);
+    snprintf(r->property, sizeof(r->property), "%s", r->provider);
+    loaded = conf != NULL && NCONF_load(conf, r->config, &eline) > 0;
     ERR_clear_error(); /* NCONF's complaints about skipped includes */
     conf_walk(r, loaded ? conf : NULL, &l);
     if (!loaded) {

@@ -253,7 +253,7 @@ static void seeds_between(const struct seeds *from, const struct seeds *to,
 static void draw(const struct check_report *r, struct dynamic *d,
                  long more_seeds)
 {
-    struct find f = {r->provider, NULL};
+    struct find f = {r->entry, NULL};
     struct seeds before, mid, after;
     unsigned char buf[32];
 
@@ -296,8 +296,8 @@ static void check_live(struct check_report *r, struct dynamic *d,
      * was not (OpenSSL applies the file and drops a refused provider's
      * reason from the error queue).  A CoCo refusal is RDRAND failing.
      */
-    available = OSSL_PROVIDER_available(NULL, r->provider);
-    if ((prov = OSSL_PROVIDER_load(NULL, r->provider)) == NULL || !available) {
+    available = OSSL_PROVIDER_available(NULL, r->entry);
+    if ((prov = OSSL_PROVIDER_load(NULL, r->entry)) == NULL || !available) {
         collect_errors_at(d, strlen(d->errors)); /* after the draw's */
         if (d->coco_refused)
             check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,

@@ -420,6 +420,28 @@ for row in "sim-coco.cnf|coco=tdx,fail-at=9|confidential-computing guest: RDRAND
         stderr_has '^rdrand-provider: confidential-computing guest.*refused to load'
 done
 
+# The module loaded under another name ("rd = rdrand_sect"): found by
+# what it loads, and its advice keeps the property its module registers.
+make_variant 's/^rdrand-sim = rdrand_sect$/rd = rdrand_sect/'
+check "renamed entry: the variant loads rdrand-sim.so as rd" grep -qx 'rd = rdrand_sect' "$VARIANT"
+sim "OPENSSL_CONF=$VARIANT" -- "$PROBE" -p rd -n 16 seed-requests
+check "renamed entry: OpenSSL seeds from it (the probe's draw reached it)" line_at_least 1 1
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "renamed entry, -p $SIM: exit 0, live" exited_with 0
+check "  ... the draw's seeds came from it" stdout_has '^seed source: live: '
+sim -- "$CHECK" -c "$VARIANT" --provider rd
+check "renamed entry, -p rd: exit 0, live" exited_with 0
+check "  ... no advice to select provider=rd (the module registers provider=$SIM)" \
+    stdout_lacks 'provider=rd[^-]|provider=rd$'
+make_variant 's/^rdrand-sim = rdrand_sect$/rd = rdrand_sect/;s/^seed_properties = .*/seed_properties = provider=rd/'
+sim -- "$CHECK" -c "$VARIANT" --provider rd
+check "renamed entry, seed_properties = provider=rd: exit 2" exited_with 2
+check "  ... the advice names the module's property" \
+    stdout_has "seed_properties = provider=rd does not select provider $SIM: .*did you mean provider=$SIM\?"
+sed -i "s/^seed_properties = provider=rd\$/seed_properties = provider=$SIM/" "$VARIANT"
+sim -- "$CHECK" -c "$VARIANT" --provider rd
+check "  ... and applied, the check passes (exit 0)" exited_with 0
+
 # --- JSON and Prometheus, parsed by real parsers ---
 sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --json -n 3
 check "--json -n 3: exit 0" exited_with 0
