@@ -620,7 +620,7 @@ deb | deb-rdrand)
     # dpkg passes its environment on; the fresh Debian systems check the
     # real /etc/ssl/openssl.cnf): prerm must say so, naming the file, the
     # line and the command that reverts it, and still let the removal go.
-    printf '[rdrand_sect]\nmodule = rdrand.so\nactivate = 1\n' \
+    printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\nrdrand = rdrand_sect\n[rdrand_sect]\nmodule = rdrand.so\nactivate = 1\n' \
         >"$work/enabled.cnf"
     remove_enabled() {
         OPENSSL_CONF=$work/enabled.cnf dpkg_wait -r "$devpkg" "$pkg"
@@ -628,10 +628,10 @@ deb | deb-rdrand)
     check "dpkg -r both" remove_enabled
     warned() {
         grep -q "^WARNING: rdrand-provider is being removed" "$work/out" &&
-            grep -qF "$work/enabled.cnf:2:module = rdrand.so" "$work/out" &&
-            grep -qF "rdrand-check --disable $work/enabled.cnf" "$work/out"
+            grep -qF "    $work/enabled.cnf:7: [rdrand_sect] loads rdrand.so" "$work/out" &&
+            grep -qF "rm '$work/enabled.cnf'" "$work/out"
     }
-    check "  ... prerm warned: the file, its line, rdrand-check --disable" \
+    check "  ... prerm warned: the file, its line, the advice (a copy: rm)" \
         warned || sed 's/^/    /' "$work/out"
     check "dpkg: neither is installed any more" not_installed "$pkg" "$devpkg"
     check "nothing left behind (files and directories as before)" \

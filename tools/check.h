@@ -35,6 +35,7 @@ struct check_problem {
 };
 
 #define CHECK_MAX_PROBLEMS 64
+#define CHECK_MAX_LOADS 8
 
 struct check_report {
     long pid;             /* --pid: the process read; 0 for this one */
@@ -58,6 +59,17 @@ struct check_report {
     char random_provider[64];
     struct check_problem problems[CHECK_MAX_PROBLEMS];
     size_t nproblems;
+    /*
+     * Where the file loads the provider's module (check_config): each
+     * entry of its providers section that is an instance, by the line
+     * that names the module (or the entry, without a module line).
+     */
+    struct check_load {
+        char file[1024]; /* "" for the file checked */
+        int line;
+        char section[64];
+    } loads[CHECK_MAX_LOADS];
+    size_t nloads;
 };
 
 /* Add a problem; section/key may be NULL. */
@@ -150,5 +162,8 @@ enum edit_exit {
 typedef int check_file_fn(const char *path, int print);
 
 int conf_edit(int enable, const char *file, check_file_fn *check_file);
+
+/* Would --disable revert file: does it hold --enable's edit, intact? */
+int conf_edit_reverts(const char *file);
 
 #endif

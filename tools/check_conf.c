@@ -415,6 +415,26 @@ static void instance_names(struct check_report *r, const char *name,
     snprintf(r->property, sizeof(r->property), "%.*s", (int)n, base);
 }
 
+/* Where an instance's module is named, for --loads. */
+static void record_load(struct check_report *r, const struct conf_lines *l,
+                        const char *sect_name, int has_module)
+{
+    struct check_load *at;
+    const char *file;
+    int line = 0;
+
+    if (r->nloads == CHECK_MAX_LOADS)
+        return;
+    at = &r->loads[r->nloads++];
+    file = conf_where(l,
+                      has_module ? line_of(l, sect_name, "module")
+                                 : section_line(l, sect_name),
+                      &line);
+    snprintf(at->file, sizeof(at->file), "%s", file != NULL ? file : "");
+    at->line = line;
+    snprintf(at->section, sizeof(at->section), "%s", sect_name);
+}
+
 static void check_providers(struct check_report *r, const CONF *conf,
                             const struct conf_lines *l, const char *list)
 {
@@ -445,6 +465,8 @@ static void check_providers(struct check_report *r, const CONF *conf,
             || (sect != NULL
                 && is_instance(r, name, prov_value(sect, "module")))) {
             found = 1;
+            record_load(r, l, kv->value,
+                        sect != NULL && prov_value(sect, "module") != NULL);
             check_provider_section(r, conf, l, kv->value, name);
             if (activate_value(r, act) == 1 && active++ == 0) {
                 first = kv->value;

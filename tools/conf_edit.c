@@ -1353,3 +1353,22 @@ int conf_edit(int enable, const char *asked, check_file_fn *check)
     free(f.buf);
     return code;
 }
+
+int conf_edit_reverts(const char *path)
+{
+    struct file f = {0};
+    struct text t, orig;
+    struct why w;
+    int ours = 0, ok = 0;
+
+    if (read_file(&f, path) && memchr(f.buf, '\0', f.size) == NULL) {
+        split(f.buf, f.size, &t);
+        ok = strip(&t, &orig, &ours, &w) && ours;
+        if (ok)
+            text_free(&orig);
+        text_free(&t);
+    }
+    free((char *)f.path);
+    free(f.buf);
+    return ok;
+}

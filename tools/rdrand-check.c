@@ -32,8 +32,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1080,6 +1082,144 @@ static int check_process(struct check_report *r, struct dynamic *d,
     return verdict(r);
 }
 
+/* s as one word for a POSIX shell: '...', a ' inside as '\''. */
+static void put_shell_word(FILE *out, const char *s)
+{
+    fputc('\'', out);
+    for (; *s != '\0'; s++) {
+        if (*s == '\'')
+            fputs("'\\''", out);
+        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            fprintf(out, "\\x%02x", (unsigned char)*s); /* shown, not run */
+        else
+            fputc(*s, out);
+    }
+    fputc('\'', out);
+}
+
+/*
+ * Is real the file OpenSSL reads when nothing names one (OPENSSLDIR's
+ * openssl.cnf: not CONF_get1_default_config_file, which prefers
+ * OPENSSL_CONF)?
+ */
+static int is_default_config(const char *real)
+{
+    char name[PATH_MAX], *target;
+    int is;
+
+    snprintf(name, sizeof(name), "%s/openssl.cnf",
+             OPENSSL_info(OPENSSL_INFO_CONFIG_DIR));
+    target = realpath(name, NULL);
+    is = target != NULL && strcmp(target, real) == 0;
+    free(target);
+    return is;
+}
+
+/* The newest backup --enable kept beside path, into buf; 0 if none. */
+static int backup_of(const char *path, char *buf, size_t len)
+{
+    char pattern[PATH_MAX + 64];
+    glob_t g;
+    int found;
+
+    snprintf(pattern, sizeof(pattern), "%s.rdrand-check-backup-*", path);
+    found = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
+    if (found) {
+        size_t newest = 0;
+        struct stat a, b;
+
+        for (size_t i = 1; i < g.gl_pathc; i++)
+            if (stat(g.gl_pathv[i], &a) == 0
+                && stat(g.gl_pathv[newest], &b) == 0 && a.st_mtime > b.st_mtime)
+                newest = i;
+        snprintf(buf, len, "%s", g.gl_pathv[newest]);
+    }
+    globfree(&g);
+    return found;
+}
+
+/*
+ * --loads FILE...: which of these files, each taken as the configuration
+ * a program is pointed at, loads the provider's module, where, and how to
+ * revert it.  The package's prerm asks this before the module goes
+ * (cmake/debian/prerm): the check's own reader (NCONF, includes followed,
+ * whatever the names), nothing loaded or drawn.  Exit 1 when a file
+ * loads it, 0 when none does.
+ */
+static int check_loads(char **files, int n, const char *provider)
+{
+    static struct check_report r;
+    char done[64][PATH_MAX], backup[PATH_MAX + 64];
+    int any = 0, ndone = 0;
+
+    for (int i = 0; i < n; i++) {
+        char *real = realpath(files[i], NULL);
+        int seen = 0;
+
+        for (int k = 0; real != NULL && k < ndone; k++)
+            seen |= strcmp(done[k], real) == 0;
+        if (real == NULL || seen) {
+            free(real);
+            continue;
+        }
+        if (ndone < 64)
+            snprintf(done[ndone++], sizeof(done[0]), "%s", real);
+        memset(&r, 0, sizeof(r));
+        r.config = real;
+        r.shown = real;
+        r.provider = provider;
+        r.openssl_version = OpenSSL_version_num();
+        check_config(&r);
+        ERR_clear_error();
+        for (size_t k = 0; k < r.nloads; k++) {
+            fputs("    ", stdout);
+            put_text_safe(stdout,
+                          r.loads[k].file[0] != '\0' ? r.loads[k].file : real);
+            printf(":%d: [", r.loads[k].line);
+            put_text_safe(stdout, r.loads[k].section);
+            printf("] loads %s.so", r.property);
+            if (r.loads[k].file[0] != '\0') {
+                fputs(" (included from ", stdout);
+                put_text_safe(stdout, real);
+                fputc(')', stdout);
+            }
+            fputc('\n', stdout);
+        }
+        if (r.nloads == 0) {
+            free(real);
+            continue;
+        }
+        any = 1;
+        if (conf_edit_reverts(real)) {
+            fputs("      revert: rdrand-check --disable ", stdout);
+            put_shell_word(stdout, real);
+            fputc('\n', stdout);
+        } else if (is_default_config(real)) {
+            fputs("      not --enable's edit: remove those lines by hand, and "
+                  "what refers to their sections\n",
+                  stdout);
+        } else {
+            fputs("      not --enable's edit: remove those lines by hand, or "
+                  "delete the file if it is a copy made for rdrand (as the "
+                  "README's quick start makes): rm ",
+                  stdout);
+            put_shell_word(stdout, real);
+            fputc('\n', stdout);
+        }
+        if (backup_of(real, backup, sizeof(backup))) {
+            fputs("      without rdrand-check, restore --enable's backup: "
+                  "cp -p ",
+                  stdout);
+            put_shell_word(stdout, backup);
+            fputc(' ', stdout);
+            put_shell_word(stdout, real);
+            fputc('\n', stdout);
+        }
+        free(real);
+    }
+    return any;
+}
+
 static int usage(FILE *to, const char *argv0)
 {
     fprintf(to,
@@ -1103,6 +1243,12 @@ static int usage(FILE *to, const char *argv0)
             "  --disable [FILE] revert --enable's edit\n"
             "  --pid PID        report the provider in running process PID "
             "(needs ptrace access to it: root, or its user)\n"
+            "  --loads FILE...  which of these files, each as the "
+            "configuration a program\n"
+            "                   reads, loads the module (where, and how to "
+            "revert it);\n"
+            "                   exit 1 when one does (the package's prerm "
+            "asks this)\n"
             "  --module FILE    with --pid: the module file to trust (default: "
             "the rdrand.so\n"
             "                   OpenSSL loads here); a mapped file is the "
@@ -1142,6 +1288,7 @@ int main(int argc, char **argv)
         {"disable", optional_argument, NULL, 'D'},
         {"pid", required_argument, NULL, 'I'},
         {"module", required_argument, NULL, 'M'},
+        {"loads", no_argument, NULL, 'L'},
         {NULL, 0, NULL, 0}};
     static struct check_report r;
     static struct dynamic d;
@@ -1153,6 +1300,7 @@ int main(int argc, char **argv)
     int opt, code, reported = 0, edit = 0, provider_given = 0;
     const char *modules[PID_MAX_TRUSTED];
     size_t nmodules = 0;
+    int loads = 0;
     FILE *out = stdout;
 
     r.provider = RDRAND_PROVIDER_NAME;
@@ -1192,6 +1340,9 @@ int main(int argc, char **argv)
             edit = opt;
             edit_file = optarg;
             break;
+        case 'L':
+            loads = 1;
+            break;
         case 'M':
             if (nmodules == PID_MAX_TRUSTED)
                 return usage(stderr, argv[0]);
@@ -1206,6 +1357,12 @@ int main(int argc, char **argv)
         default:
             return usage(stderr, argv[0]);
         }
+    }
+    if (loads) {
+        if (optind == argc || edit != 0 || r.pid != 0 || config != NULL
+            || format != TEXT || output != NULL || more != 0 || nmodules != 0)
+            return usage(stderr, argv[0]);
+        return check_loads(argv + optind, argc - optind, r.provider);
     }
     /* --enable FILE as well as --enable=FILE */
     if (edit != 0 && edit_file == NULL && optind + 1 == argc)

@@ -1,54 +1,135 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck disable=SC2016 # ${m} and $ in configs are text for NCONF
 # The package's prerm (cmake/debian/prerm) run as dpkg runs it, by
-# /bin/sh (dash on Debian), on configurations given through OPENSSL_CONF:
-# it must warn for every file that makes OpenSSL load rdrand.so, stay
-# quiet for one that does not, and never fail the removal.
-# tests/check_install.sh and tests/fresh run it through dpkg -r.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-# shellcheck source=tests/checks.sh
-. "$top/tests/checks.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# /bin/sh (dash on Debian), on configurations given through OPENSSL_CONF,
+# with this build's rdrand-check as the tool it asks (--loads): it must
+# warn for every file that makes OpenSSL load rdrand.so, whatever way the
+# file writes it, and stay quiet for one that does not, each proved
+# against OpenSSL itself (openssl list -providers with that file); print
+# advice that works when applied; and never fail the removal, whatever
+# the files are named.  tests/check_install.sh and tests/fresh run it
+# through dpkg -r.
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+export OPENSSL_MODULES=$REAL_MODULES
+# The prerm with this build's tool in place of the package's.
+sed "s|^tool=/usr/bin/rdrand-check\$|tool=$RDRAND_BUILD_DIR/rdrand-check|" \
+    "$RDRAND_SOURCE_DIR/cmake/debian/prerm" >"$OUT/prerm"
+check "the prerm asks this build's rdrand-check" \
+    grep -qxF "tool=$RDRAND_BUILD_DIR/rdrand-check" "$OUT/prerm"
 
-prerm() { # FILE ACTION: the output in $work/out, the status returned
-    OPENSSL_CONF=$1 sh "$top/cmake/debian/prerm" "$2" >"$work/out" 2>&1
+prerm() { # FILE ACTION: the output in $OUT/stdout, the status in $status
+    run "OPENSSL_CONF=$1" -- sh "$OUT/prerm" "$2"
+    cat "$OUT/stderr" >>"$OUT/stdout"
 }
-warns_for() { # FILE LINE: warned, naming FILE:LINE and --disable FILE
-    prerm "$1" remove &&
-        grep -q "^WARNING: rdrand-provider is being removed" "$work/out" &&
-        grep -qxF "    $1:$2" "$work/out" &&
-        grep -qxF "    rdrand-check --disable $1" "$work/out"
+loads() { # FILE: OpenSSL itself, pointed at FILE, has provider rdrand active
+    run "OPENSSL_CONF=$1" -- "$OPENSSL_BIN" list -providers
+    listed rdrand active
 }
+warns_for() { # FILE WHERE: exit 0, warned, naming WHERE (FILE:LINE)
+    prerm "$1" remove
+    [ "$status" -eq 0 ] &&
+        grep -q "^WARNING: rdrand-provider is being removed" "$OUT/stdout" &&
+        grep -qF "    $2: [" "$OUT/stdout"
+}
+loads_not() { ! loads "$1"; }
 quiet_for() {
-    prerm "$1" remove && ! grep -q WARNING "$work/out"
+    prerm "$1" remove
+    [ "$status" -eq 0 ] && ! grep -q WARNING "$OUT/stdout"
 }
 
-printf '[p]\nrdrand = rdrand_sect\n[rdrand_sect]\nmodule = rdrand.so\nactivate = 1\n' >"$work/enabled.cnf"
-check "module = rdrand.so: warned" warns_for "$work/enabled.cnf" "4:module = rdrand.so"
-printf '[p]\nrdrand = rdrand_sect\n[rdrand_sect]\n# module = rdrand.so\nactivate = 1\n' >"$work/name only.cnf"
-# No module line: OpenSSL loads the provider's name, rdrand.so.
-check "a provider entry named rdrand without module (a path with a blank): warned" \
-    warns_for "$work/name only.cnf" "2:rdrand = rdrand_sect"
-printf '[s]\nmodule=/usr/lib/x86_64-linux-gnu/ossl-modules/rdrand.so\r\n' >"$work/crlf.cnf"
-check "module=/abs/rdrand.so with CRLF: warned, the line without its CR" \
-    warns_for "$work/crlf.cnf" "2:module=/usr/lib/x86_64-linux-gnu/ossl-modules/rdrand.so"
-printf '[s]\nrdrand_sect::module = rdrand.so\n' >"$work/colons.cnf"
-check "section::module = rdrand.so: warned" warns_for "$work/colons.cnf" "2:rdrand_sect::module = rdrand.so"
-printf '[q]\np::rdrand = r\n' >"$work/colons-entry.cnf"
-check "section::rdrand = ... (an entry written from another section): warned" \
-    warns_for "$work/colons-entry.cnf" "2:p::rdrand = r"
-printf '[f]\nx.module = rdrand.so\n' >"$work/dotted.cnf"
-check "x.module = rdrand.so (OpenSSL skips the dot): warned" \
-    warns_for "$work/dotted.cnf" "2:x.module = rdrand.so"
-printf '[f]\na.b.module = rdrand.so\nmodules = rdrand_x\nx = 1 # module = rdrand.so\n' >"$work/not-module.cnf"
-check "a.b.module, modules = rdrand_x, a comment after a value: quiet" \
-    quiet_for "$work/not-module.cnf"
-printf '[s]\n# module = rdrand.so\n#rdrand = rdrand_sect\nother = 1\n' >"$work/commented.cnf"
-check "only commented lines: quiet" quiet_for "$work/commented.cnf"
-upgrade_quiet() { prerm "$work/enabled.cnf" upgrade && ! grep -q WARNING "$work/out"; }
-check "upgrade: quiet, exit 0" upgrade_quiet
-check "a file it cannot read: exit 0" prerm "$work/missing.cnf" remove
+# conf(NAME, MODULE-LINES...): a whole configuration loading a provider
+# entry rdrand whose section holds the given lines.
+conf() {
+    local f=$OUT/$1
+    shift
+    {
+        printf 'openssl_conf = init\n[init]\nproviders = prov\n'
+        printf '[prov]\ndefault = dflt\nrdrand = rdrand_sect\n'
+        printf '[dflt]\nactivate = 1\n[rdrand_sect]\nactivate = 1\n'
+        printf '%s\n' "$@"
+    } >"$f"
+    echo "$f"
+}
+
+# ---- each way a file can load rdrand.so: OpenSSL loads it, prerm warns ----
+while IFS='~' read -r name lines; do
+    # shellcheck disable=SC2086 # the lines are split on purpose
+    IFS='|' read -ra body <<<"$lines"
+    f=$(conf "$name.cnf" "${body[@]}")
+    # The line naming the module, else the entry's section header.
+    line=$(grep -n -m1 -e '^module' "$f" | cut -d: -f1)
+    [ -n "$line" ] || line=$(grep -n -m1 -xF '[rdrand_sect]' "$f" | cut -d: -f1)
+    check "$name: OpenSSL loads rdrand.so" loads "$f"
+    check "$name: prerm warns, naming line $line" warns_for "$f" "$f:$line"
+done <<'CASES'
+plain~module = rdrand.so
+continued~module = \|rdrand.so
+escaped~module = rdr\and.so
+quoted~module = rdr"and".so
+variable~m = rdr|module = ${m}and.so
+no module line~# the entry's name is the module's
+CASES
+# (the last: an entry named rdrand without module loads rdrand.so)
+
+# Loaded through an include outside /etc/ssl, of a file not named .cnf.
+mkdir -p "$OUT/elsewhere"
+printf '[rdrand_sect]\nactivate = 1\nmodule = rdrand.so\n' >"$OUT/elsewhere/rdrand-part"
+printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\ndefault = dflt\nrdrand = rdrand_sect\n[dflt]\nactivate = 1\n.include %s\n' \
+    "$OUT/elsewhere/rdrand-part" >"$OUT/top.cnf"
+check "include outside /etc/ssl, not .cnf: OpenSSL loads rdrand.so" loads "$OUT/top.cnf"
+check "  ... prerm warns, naming the included file's line" \
+    warns_for "$OUT/top.cnf" "$OUT/elsewhere/rdrand-part:3"
+check "  ... and the file that includes it" \
+    stdout_has "\(included from $OUT/top\.cnf\)"
+
+# ---- files that do not load it: OpenSSL agrees, prerm is quiet ----
+printf '[rdrand_sect]\nmodule = rdrand.so\nactivate = 1\n' >"$OUT/fragment.cnf"
+f=$(conf commented.cnf '# module = rdrand.so')
+sed -i 's/^rdrand = rdrand_sect$/#rdrand = rdrand_sect/' "$f"
+for f in "$OUT/fragment.cnf" "$f"; do
+    check "$(basename "$f"): OpenSSL does not load rdrand.so" loads_not "$f"
+    check "$(basename "$f"): prerm quiet, exit 0" quiet_for "$f"
+done
+
+# ---- odd names: never a failed removal, every path quoted ----
+for name in 'site|local.cnf' 'a&b.cnf' "it's here.cnf"; do
+    f=$(conf "$name" 'module = rdrand.so')
+    prerm "$f" remove
+    check "named $name: exit 0" test "$status" -eq 0
+    check "named $name: the path shown as it is" grep -qF "    $f:" "$OUT/stdout"
+    advice=$(sed -n 's/^ *not --enable.s edit: .*: \(rm .*\)$/\1/p' "$OUT/stdout" | head -n 1)
+    check "named $name: the advice is one rm of that file" test -n "$advice"
+    # Applied as printed (by sh), the advice removes that file and no other.
+    sh -c "$advice" && [ ! -e "$f" ]
+    check "named $name: the advice, run by sh, removed it" test $? -eq 0
+    prerm "$f" remove
+    check "named $name: after the advice, prerm is quiet" quiet_for "$f"
+done
+
+# ---- a file --enable edited: the advice is --disable, and it works ----
+printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\ndefault = dflt\n[dflt]\nactivate = 1\n' >"$OUT/stock.cnf"
+run -- "$RDRAND_BUILD_DIR/rdrand-check" --enable "$OUT/stock.cnf"
+check "--enable on a stock-like file: exit 0" test "$status" -eq 0
+prerm "$OUT/stock.cnf" remove
+check "enabled file: prerm warns" grep -q '^WARNING' "$OUT/stdout"
+check "  ... its advice is rdrand-check --disable, quoted" \
+    grep -qxF "      revert: rdrand-check --disable '$OUT/stock.cnf'" "$OUT/stdout"
+check "  ... and --enable's backup, for when the tool is gone" \
+    grep -qE "^      without rdrand-check, restore --enable's backup: cp -p '$OUT/stock\.cnf\.rdrand-check-backup-[^']*' '$OUT/stock\.cnf'$" "$OUT/stdout"
+run -- "$RDRAND_BUILD_DIR/rdrand-check" --disable "$OUT/stock.cnf"
+check "  ... applied (--disable): exit 0" test "$status" -eq 0
+check "  ... and then prerm is quiet" quiet_for "$OUT/stock.cnf"
+
+# ---- other actions, and no tool ----
+f=$(conf up.cnf 'module = rdrand.so')
+prerm "$f" upgrade
+check "upgrade: quiet, exit 0" test "$status" -eq 0 -a ! -s "$OUT/stdout"
+sed 's|^tool=.*|tool=/nonexistent/rdrand-check|' "$OUT/prerm" >"$OUT/prerm-gone"
+run "OPENSSL_CONF=$f" -- sh "$OUT/prerm-gone" remove
+check "the tool gone already: quiet, exit 0" test "$status" -eq 0
+prerm "$OUT/missing.cnf" remove
+check "a file that does not exist: exit 0" test "$status" -eq 0
 finish

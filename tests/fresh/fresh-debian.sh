@@ -400,7 +400,7 @@ check "machine-wide: dpkg -r warns that /etc/ssl/openssl.cnf still loads rdrand.
         dpkg -r rdrand-provider 2>&1 | tee /root/remove.txt &&
         grep -q "^WARNING: rdrand-provider is being removed" /root/remove.txt &&
         grep -q "^    /etc/ssl/openssl.cnf:[0-9]*:" /root/remove.txt &&
-        grep -q "rdrand-check --disable /etc/ssl/openssl.cnf" /root/remove.txt &&
+        grep -qF "revert: rdrand-check --disable '"'"'/etc/ssl/openssl.cnf'"'"'" /root/remove.txt &&
         ! dpkg -s rdrand-provider >/dev/null 2>&1'
 need
 check "machine-wide: reinstalled, rdrand-check --disable gives back the stock file byte for byte" \
