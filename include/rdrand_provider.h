@@ -105,6 +105,15 @@
  */
 #define RDRAND_PARAM_OS_FAILURES "os-failures"
 
+/*
+ * uint64: the seed requests of seed-requests that instances loaded into
+ * the process's default library context served (RAND_bytes, TLS, every
+ * NULL libctx); the rest went to library contexts an application made
+ * itself (OSSL_LIB_CTX_new).  0 with seed-requests above 0: the module
+ * seeds only private contexts, and the default one is seeded elsewhere.
+ */
+#define RDRAND_PARAM_DEFAULT_SEED_REQUESTS "default-context-seed-requests"
+
 /* The CPU and its known RDRAND errata (docs/health-tests.md). */
 /*
  * uint (unsigned int): family, model and stepping from CPUID leaf 1 EAX,

@@ -30,7 +30,7 @@
  *     generation before and after is a consistent one (read again
  *     otherwise).
  *
- * Layout version 2; little-endian x86-64 (the only target of RDRAND).
+ * Layout version 3; little-endian x86-64 (the only target of RDRAND).
  */
 #ifndef RDRAND_STATUS_H
 #define RDRAND_STATUS_H
@@ -45,8 +45,12 @@
 #define RDRAND_STATUS_SYMBOL "rdrand_status"
 /* "RDRNDSTS" read as a little-endian 64-bit word. */
 #define RDRAND_STATUS_MAGIC UINT64_C(0x535453444e524452)
-/* 2: the os-bytes and os-failures counters and live_mix[] (mix = os). */
-#define RDRAND_STATUS_LAYOUT 2u
+/*
+ * 2: the os-bytes and os-failures counters and live_mix[] (mix = os).
+ * 3: live_default_instances and the default-context-seed-requests
+ *    counter (which library context the module serves).
+ */
+#define RDRAND_STATUS_LAYOUT 3u
 /* magic, layout, size, version: the part every layout keeps. */
 #define RDRAND_STATUS_HEADER_SIZE 48u
 #define RDRAND_STATUS_VERSION_LEN 32u
@@ -64,6 +68,8 @@ enum rdrand_status_counter {
     RDRAND_STATUS_CONDITIONED_BLOCKS, /* conditioned-blocks */
     RDRAND_STATUS_OS_BYTES,           /* os-bytes (layout 2) */
     RDRAND_STATUS_OS_FAILURES,        /* os-failures (layout 2) */
+    /* default-context-seed-requests (layout 3) */
+    RDRAND_STATUS_DEFAULT_SEED_REQUESTS,
     RDRAND_STATUS_COUNTERS
 };
 #define RDRAND_STATUS_SLOTS 64
@@ -115,6 +121,10 @@ struct rdrand_status { /* NOLINT(clang-analyzer-optin.performance.Padding) */
     RDRAND_STATUS_ATOMIC(uint32_t) live_instances;
     RDRAND_STATUS_ATOMIC(uint32_t) live_conditioning[RDRAND_STATUS_CONDS];
     RDRAND_STATUS_ATOMIC(uint32_t) live_mix[RDRAND_STATUS_MIXES];
+    /* Live instances loaded into the process's default library context
+     * (the one RAND_bytes, TLS and every NULL libctx use); the rest were
+     * loaded into library contexts of the application's own (layout 3). */
+    RDRAND_STATUS_ATOMIC(uint32_t) live_default_instances;
     /* Live instances whose config section was refused: every request of
      * theirs fails, naming the key (health-state). */
     RDRAND_STATUS_ATOMIC(uint32_t) live_config_refused;

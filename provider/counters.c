@@ -48,6 +48,7 @@ _Static_assert(RDRAND_CTR_SAME(RDRAND_WORDS) && RDRAND_CTR_SAME(RDRAND_FAILURES)
                    && RDRAND_CTR_SAME(GENERATE_FAILURES)
                    && RDRAND_CTR_SAME(CONDITIONED_BLOCKS)
                    && RDRAND_CTR_SAME(OS_BYTES) && RDRAND_CTR_SAME(OS_FAILURES)
+                   && RDRAND_CTR_SAME(DEFAULT_SEED_REQUESTS)
                    && (int)RDRAND_CTR_COUNT == (int)RDRAND_STATUS_COUNTERS,
                "counters.h and rdrand_status.h number the counters alike");
 

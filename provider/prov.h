@@ -103,6 +103,8 @@ struct rdrand_prov {
     OSSL_FUNC_core_new_error_fn *core_new_error;
     OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
     OSSL_FUNC_core_vset_error_fn *core_vset_error;
+    /* Loaded into the process's default library context (status.c). */
+    int default_ctx;
 
     struct rdrand_config config;
     int rdrand_available; /* CPUID leaf 1 ECX bit 30 */

@@ -65,6 +65,7 @@ static const OSSL_PARAM *rdrand_gettable_params(void *provctx)
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_MIX, NULL, 0),
         OSSL_PARAM_uint64(RDRAND_PARAM_OS_BYTES, NULL),
         OSSL_PARAM_uint64(RDRAND_PARAM_OS_FAILURES, NULL),
+        OSSL_PARAM_uint64(RDRAND_PARAM_DEFAULT_SEED_REQUESTS, NULL),
         OSSL_PARAM_utf8_ptr(RDRAND_PARAM_CPU_VENDOR, NULL, 0),
         OSSL_PARAM_uint(RDRAND_PARAM_CPU_FAMILY, NULL),
         OSSL_PARAM_uint(RDRAND_PARAM_CPU_MODEL, NULL),
@@ -101,6 +102,7 @@ static const struct {
     {RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_CTR_CONDITIONED_BLOCKS},
     {RDRAND_PARAM_OS_BYTES, RDRAND_CTR_OS_BYTES},
     {RDRAND_PARAM_OS_FAILURES, RDRAND_CTR_OS_FAILURES},
+    {RDRAND_PARAM_DEFAULT_SEED_REQUESTS, RDRAND_CTR_DEFAULT_SEED_REQUESTS},
 };
 
 /* The conditioning value written, or "refused" when it was refused. */
@@ -235,11 +237,37 @@ static const OSSL_DISPATCH rdrand_provider_functions[] = {
      (void (*)(void))rdrand_get_reason_strings},
     {0, NULL}};
 
+/*
+ * Is the library context loading this instance the process's default?
+ * The core hands out its own pointer (core_get_libctx); libcrypto's
+ * global default is OSSL_LIB_CTX_get0_global_default from 3.2, before it
+ * the current thread's default (OSSL_LIB_CTX_set0_default with NULL
+ * changes nothing and returns it), the global one unless the thread set
+ * another.
+ */
+static int rdrand_in_default_ctx(const OSSL_CORE_HANDLE *handle,
+                                 OSSL_FUNC_core_get_libctx_fn *get_libctx)
+{
+#if OPENSSL_VERSION_NUMBER >= 0x30200000L
+    OSSL_LIB_CTX *global = OSSL_LIB_CTX_get0_global_default();
+#else
+    OSSL_LIB_CTX *global = OSSL_LIB_CTX_set0_default(NULL);
+#endif
+
+    return get_libctx != NULL && global != NULL
+           && (void *)get_libctx(handle) == (void *)global;
+}
+
 static void rdrand_take_core_functions(struct rdrand_prov *prov,
                                        const OSSL_DISPATCH *in)
 {
+    OSSL_FUNC_core_get_libctx_fn *get_libctx = NULL;
+
     for (; in->function_id != 0; in++) {
         switch (in->function_id) {
+        case OSSL_FUNC_CORE_GET_LIBCTX:
+            get_libctx = OSSL_FUNC_core_get_libctx(in);
+            break;
         case OSSL_FUNC_CORE_GET_PARAMS:
             prov->core_get_params = OSSL_FUNC_core_get_params(in);
             break;
@@ -257,6 +285,7 @@ static void rdrand_take_core_functions(struct rdrand_prov *prov,
     if (prov->core_new_error == NULL || prov->core_set_error_debug == NULL
         || prov->core_vset_error == NULL)
         prov->core_new_error = NULL; /* cannot report; rdrand_raise no-ops */
+    prov->default_ctx = rdrand_in_default_ctx(prov->handle, get_libctx);
 }
 
 /*

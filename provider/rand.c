@@ -218,6 +218,8 @@ static size_t rdrand_get_seed(void *vctx, unsigned char **pout, int entropy,
 
     (void)prediction_resistance, (void)adin, (void)adin_len;
     rdrand_counter_add(RDRAND_CTR_SEED_REQUESTS, 1);
+    if (prov->default_ctx)
+        rdrand_counter_add(RDRAND_CTR_DEFAULT_SEED_REQUESTS, 1);
     *pout = NULL;
     if (len < min_len)
         len = min_len;

@@ -80,6 +80,9 @@ static void rdrand_status_count(const struct rdrand_prov *prov, int delta)
 
     atomic_fetch_add_explicit(&b->live_instances, (uint32_t)delta,
                               memory_order_relaxed);
+    if (prov->default_ctx)
+        atomic_fetch_add_explicit(&b->live_default_instances, (uint32_t)delta,
+                                  memory_order_relaxed);
     atomic_fetch_add_explicit(&b->live_conditioning[rdrand_status_cond(prov)],
                               (uint32_t)delta, memory_order_relaxed);
     atomic_fetch_add_explicit(&b->live_mix[rdrand_status_mix(prov)],

@@ -573,12 +573,16 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
         {RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_STATUS_CONDITIONED_BLOCKS},
         {RDRAND_PARAM_OS_BYTES, RDRAND_STATUS_OS_BYTES},
         {RDRAND_PARAM_OS_FAILURES, RDRAND_STATUS_OS_FAILURES},
+        {RDRAND_PARAM_DEFAULT_SEED_REQUESTS,
+         RDRAND_STATUS_DEFAULT_SEED_REQUESTS},
         {RDRAND_PARAM_HEALTH_FAILURES, RDRAND_STATUS_HEALTH_FAILURES},
     };
     const struct rdrand_status *b = &p->block;
     uint64_t v = b->verdict, trips = RDRAND_STATUS_VERDICT_TRIPS(v);
     uint64_t seeds = check_pid_counter(b, RDRAND_STATUS_SEED_REQUESTS);
     uint64_t seed_failures = check_pid_counter(b, RDRAND_STATUS_SEED_FAILURES);
+    uint64_t default_seeds =
+        check_pid_counter(b, RDRAND_STATUS_DEFAULT_SEED_REQUESTS);
     uint64_t rdrand_failures =
         check_pid_counter(b, RDRAND_STATUS_RDRAND_FAILURES);
     const char *state = health_state(p);
@@ -590,6 +594,8 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
     add_s(params, max, &n, "buildinfo", b->module);
     add_s(params, max, &n, "module-path", p->path);
     add_u(params, max, &n, "provider-instances", b->live_instances);
+    add_u(params, max, &n, "default-context-instances",
+          b->live_default_instances);
     add_i(params, max, &n, "status", usable);
     for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
         add_u(params, max, &n, counters[i].key,
@@ -672,7 +678,27 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
                       "reseeds), or its seeds come from elsewhere ([random] "
                       "seed does not name this provider)",
                       r->pid);
-    *live = seeds > 0 && b->live_instances > 0 && seed_failures == 0 && usable
+    /*
+     * Seeds served to library contexts of the application's own say
+     * nothing of RAND_bytes and TLS, which use the default one.
+     */
+    if (seeds > 0 && default_seeds == 0)
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "the provider module served %" PRIu64 " seed request%s "
+                      "in process %ld, none of them to its default library "
+                      "context: it is loaded only into library contexts the "
+                      "application made itself, and RAND_bytes, TLS and "
+                      "every other use of the default context are seeded "
+                      "from elsewhere",
+                      seeds, seeds == 1 ? "" : "s", r->pid);
+    else if (seeds > 0 && b->live_default_instances == 0)
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "no provider instance is loaded in process %ld's "
+                      "default library context now: its seeds came from "
+                      "one since unloaded, and come from elsewhere now",
+                      r->pid);
+    *live = default_seeds > 0 && b->live_default_instances > 0
+            && seed_failures == 0 && usable
             && !(v & RDRAND_STATUS_VERDICT_PERMANENT) && trips == 0;
     return n;
 }

@@ -766,19 +766,14 @@ static void put_json(FILE *out, const struct check_report *r,
 }
 
 /* The provider's counters, as Prometheus counters (name_total). */
-static const char *const counters[] = {RDRAND_PARAM_RDRAND_WORDS,
-                                       RDRAND_PARAM_RDRAND_FAILURES,
-                                       RDRAND_PARAM_SEED_REQUESTS,
-                                       RDRAND_PARAM_SEED_FAILURES,
-                                       RDRAND_PARAM_SEED_BYTES,
-                                       RDRAND_PARAM_GENERATE_REQUESTS,
-                                       RDRAND_PARAM_GENERATE_FAILURES,
-                                       RDRAND_PARAM_HEALTH_FAILURES,
-                                       RDRAND_PARAM_CONDITIONED_BLOCKS,
-                                       RDRAND_PARAM_OS_BYTES,
-                                       RDRAND_PARAM_OS_FAILURES,
-                                       RDRAND_PARAM_HEALTH_TRIPS,
-                                       NULL};
+static const char *const counters[] = {
+    RDRAND_PARAM_RDRAND_WORDS,       RDRAND_PARAM_RDRAND_FAILURES,
+    RDRAND_PARAM_SEED_REQUESTS,      RDRAND_PARAM_SEED_FAILURES,
+    RDRAND_PARAM_SEED_BYTES,         RDRAND_PARAM_GENERATE_REQUESTS,
+    RDRAND_PARAM_GENERATE_FAILURES,  RDRAND_PARAM_HEALTH_FAILURES,
+    RDRAND_PARAM_CONDITIONED_BLOCKS, RDRAND_PARAM_OS_BYTES,
+    RDRAND_PARAM_OS_FAILURES,        RDRAND_PARAM_DEFAULT_SEED_REQUESTS,
+    RDRAND_PARAM_HEALTH_TRIPS,       NULL};
 
 static void prom_label(FILE *out, const char *name, const char *value)
 {

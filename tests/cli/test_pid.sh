@@ -87,6 +87,10 @@ check "s_server: exit 0, live" exited 0
 check "s_server: the module is rdrand.so" stdout_has "^  module-path = .*/rdrand\.so$"
 check "s_server: seed-requests >= 1 after a handshake" at_least seed-requests 1
 check "s_server: no seed failed" stdout_has "^  seed-failures = 0$"
+check "s_server: its default library context was seeded" \
+    at_least default-context-seed-requests 1
+check "s_server: an instance in the default library context" \
+    at_least default-context-instances 1
 check "s_server: the seed source line names the process" \
     stdout_has "^seed source: live: [0-9]+ seed requests? served .* in process $server "
 pid_check "$server" --json
@@ -358,6 +362,21 @@ time.sleep(60)' "$ready" "$OUT/bomb.so" &
 check "a process mapping a file of 4,096 64 MiB symbol tables starts" hold_bomb
 run -- timeout 20 "$CHECK" --pid "$held"
 check "symbol-table bomb: answered (not loaded, exit 2), not stalled" exited 2
+
+# The module loaded only into a library context of the program's own,
+# its default context (RAND_bytes, TLS) seeded by the OS: not "seeded".
+OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_private_ctx" >"$OUT/ready.private" &
+held=$!
+children+=("$held")
+check "a program seeding only a private library context from rdrand.so starts" \
+    wait_file "$OUT/ready.private"
+pid_check "$held"
+check "private context only: exit 2, not live" exited 2
+check "  ... it served seeds there" at_least seed-requests 1
+check "  ... none to the default context" param_is default-context-seed-requests 0
+check "  ... no instance in the default context" param_is default-context-instances 0
+check "  ... and says so" \
+    stdout_has "none of them to its default library context: it is loaded only into library contexts the application made itself"
 
 # The block's pages behind userfaultfd, never served: every read of them
 # blocks, and the deadline (5 s, then the reader is killed) still holds.
