@@ -33,6 +33,7 @@
 #include <openssl/err.h>
 
 #include "check.h"
+#include "conf_walk.h"
 
 #define MARK "  # rdrand-check --enable"
 #define BEGIN                                                                  \
@@ -240,9 +241,9 @@ static void classify(struct logical *l, char *buf, const char *section)
     } else if (s[0] == '[' && strchr(s, ']') != NULL) {
         l->kind = K_HEADER;
         l->section = trimmed(s + 1, (size_t)(strchr(s, ']') - s - 1));
-    } else if (strncmp(s, ".include", 8) == 0) {
+    } else if (strncmp(conf_key_start(s), ".include", 8) == 0) {
         l->kind = K_INCLUDE;
-    } else if (strncmp(s, ".pragma", 7) == 0) {
+    } else if (strncmp(conf_key_start(s), ".pragma", 7) == 0) {
         l->kind = K_PRAGMA;
     } else if ((eq = strchr(s, '=')) != NULL) {
         l->kind = K_KEY;

@@ -355,6 +355,22 @@ static void include(struct walk *w, const char *arg, int pos)
     }
 }
 
+/* NCONF's name characters: ALNUM and PUNCT (its default table). */
+static int name_char(unsigned char c)
+{
+    return isalnum(c) || c == '_'
+           || (c != '\0' && strchr("!%&*+,-./;?@^|~", c));
+}
+
+const char *conf_key_start(const char *s)
+{
+    const char *p = s;
+
+    while (name_char((unsigned char)*p) || (*p == '\\' && p[1] != '\0'))
+        p += *p == '\\' ? 2 : 1;
+    return p[0] == ':' && p[1] == ':' ? p + 2 : s;
+}
+
 /* ".include" or ".pragma" as NCONF tells them: name, then blank or "=". */
 static const char *directive(const char *s, const char *word)
 {
@@ -404,10 +420,10 @@ static int add_line(struct walk *w, char *buf, int pos)
         snprintf(in->written, sizeof(in->written), "%s", w->section);
         w->opened = pos;
         buf[0] = '\0'; /* the header: key "" */
-    } else if ((arg = directive(buf, ".include")) != NULL) {
+    } else if ((arg = directive(conf_key_start(buf), ".include")) != NULL) {
         include(w, arg, pos);
         return 1;
-    } else if ((arg = directive(buf, ".pragma")) != NULL) {
+    } else if ((arg = directive(conf_key_start(buf), ".pragma")) != NULL) {
         pragma(w, arg);
         return 1;
     } else if ((eq = strchr(buf, '=')) == NULL) {

@@ -54,6 +54,15 @@ struct conf_lines {
 void conf_walk(struct check_report *r, const CONF *conf, struct conf_lines *l);
 void conf_lines_free(struct conf_lines *l);
 
+/*
+ * Where NCONF's key starts on a line s (blanks trimmed): past a
+ * "sect::" prefix (a run of name characters and \x pairs, then "::"),
+ * which names another section for a key and only the $-section for a
+ * directive: "sect::.include = f" includes f.  The --enable editor reads
+ * directives through it too.
+ */
+const char *conf_key_start(const char *s);
+
 /* The file (NULL for the file checked) and line of pos. */
 const char *conf_where(const struct conf_lines *l, int pos, int *line);
 

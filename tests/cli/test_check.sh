@@ -680,6 +680,21 @@ check "include (c) self: named on the .include line" \
     stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/variant.cnf"): \.include: .* includes a file being read"
 check "include (c) self: the keys it moves, named" \
     stdout_has "^misconfigured: $VARIANT:$(line_of "openssl_conf = openssl_init"): \[rdrand_sect\] openssl_conf: unknown key"
+# The same through "section::.include = FILE": NCONF's include too (the
+# prefix only picks the $-section of the path).
+make_variant "s|^conditioning = none\$|&\nx::.include = $OUT/variant.cnf|"
+inc_case
+check "include (c) self via x::.include: openssl rand fails" test "$rand_status" -ne 0
+check "include (c) self via x::.include: rdrand-check exits 2" exited_with 2
+check "include (c) self via x::.include: named on that line" \
+    stdout_has "^misconfigured: $VARIANT:$(line_of "x::.include = $OUT/variant.cnf"): \.include: .* includes a file being read"
+make_variant "s|^conditioning = none\$|conditioning = reduce512\nrdrand_sect::.include = $OUT/inc_a.cnf|"
+n=$(line_of 'conditioning = reduce512')
+check "include (a) via rdrand_sect::.include: OpenSSL runs the included value" provider_runs none
+inc_case
+check "include (a) via rdrand_sect::.include: rdrand-check exits 2" exited_with 2
+check "include (a) via rdrand_sect::.include: names both files' lines" \
+    stdout_has "given twice \(line $n and $OUT/inc_a\.cnf:1\)"
 # A symlink loop, a missing file, a directory from a directory: OpenSSL
 # skips each without a word and loads the rest (exit 0); the checker
 # warns on the line, exit 0.

@@ -300,6 +300,8 @@ cases() {
     rm -f "$f.link"
     printf 'openssl_conf = init\n.include /nonexistent.cnf\n[init]\n' >"$f"
     refused ".include" "$f" 4 'line 2: \.include'
+    printf 'openssl_conf = init\nx::.include = /nonexistent.cnf\n[init]\n' >"$f"
+    refused "x::.include (an include too)" "$f" 4 'line 2: \.include'
     printf 'openssl_conf = init\n[init]\nrandom = r\n[r]\nseed = JITTER\n' >"$f"
     refused "[random] with another seed" "$f" 4 'line 5: \[r\] seed = JITTER: this file already chooses a seed source'
     printf '[x]\nopenssl_conf = init\n[init]\n' >"$f"
