@@ -303,6 +303,8 @@ static void include(struct walk *w, const char *arg, int pos)
     struct stat st;
     int n;
 
+    int from_env = base != NULL;
+
     if (base == NULL && w->includedir[0] != '\0')
         base = w->includedir;
     conf_reach_value(w->r, w->conf, w->section, ".include", arg, pos);
@@ -321,15 +323,31 @@ static void include(struct walk *w, const char *arg, int pos)
         w->stop = 1; /* NCONF fails the whole load here */
         return;
     }
+    /*
+     * What another process reads here differs: a path relative to the
+     * working directory, or one that OPENSSL_CONF_INCLUDE of this
+     * environment resolves (a service has neither this directory nor
+     * this environment).  Findings, not warnings: the verdict must hold
+     * for them.
+     */
     if (path[0] != '/') {
         char cwd[PATH_MAX];
 
-        warn(w, pos,
-             "%s is relative to the working directory (here %s): a process "
-             "started elsewhere (a service starts in /) reads another file "
-             "or none; write an absolute path, or .pragma includedir:DIR "
-             "above it",
-             path, getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "unknown");
+        check_problem(w->r, SEV_MISCONFIGURED, pos, NULL, ".include",
+                      "%s is relative to the working directory (here %s): a "
+                      "process started elsewhere (a service starts in /) "
+                      "reads another file or none; write an absolute path, "
+                      "or .pragma includedir:DIR above it",
+                      path, getcwd(cwd, sizeof(cwd)) != NULL ? cwd : "unknown");
+    } else if (from_env && name[0] != '/') {
+        check_problem(
+            w->r, SEV_MISCONFIGURED, pos, NULL, ".include",
+            "%s is read as %s because OPENSSL_CONF_INCLUDE=%s in "
+            "this environment: a process without it (a service) "
+            "reads %s%s%s; write the absolute path",
+            name, path, base, w->includedir[0] != '\0' ? w->includedir : name,
+            w->includedir[0] != '\0' ? "/" : "",
+            w->includedir[0] != '\0' ? name : " from its working directory");
     }
     if (stat(path, &st) != 0) {
         warn(w, pos,

@@ -680,6 +680,23 @@ check "include (c) self: named on the .include line" \
     stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/variant.cnf"): \.include: .* includes a file being read"
 check "include (c) self: the keys it moves, named" \
     stdout_has "^misconfigured: $VARIANT:$(line_of "openssl_conf = openssl_init"): \[rdrand_sect\] openssl_conf: unknown key"
+# A relative include: another working directory, or an environment
+# without this OPENSSL_CONF_INCLUDE, reads another file: exit 2.
+make_variant "s|^conditioning = none\$|&\n.include inc_a.cnf|"
+(cd "$OUT" && sim -- "$CHECK" -c "$VARIANT" --provider $SIM && echo "$status" >"$OUT/status")
+status=$(cat "$OUT/status")
+check "relative .include, from its directory: exit 2" exited_with 2
+check "  ... names the line and the working directory" \
+    stdout_has "^misconfigured: $VARIANT:$(line_of ".include inc_a.cnf"): \.include: inc_a\.cnf is relative to the working directory \(here $OUT\)"
+sim "OPENSSL_CONF_INCLUDE=$OUT" -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "relative .include resolved by OPENSSL_CONF_INCLUDE: exit 2" exited_with 2
+check "  ... says which file this environment reads, and a service's" \
+    stdout_has "inc_a\.cnf is read as $OUT/inc_a\.cnf because OPENSSL_CONF_INCLUDE=$OUT in this environment: a process without it \(a service\) reads inc_a\.cnf from its working directory"
+make_variant "s|^conditioning = none\$|&\n.pragma includedir:/nonexistent\n.include inc_a.cnf|"
+sim "OPENSSL_CONF_INCLUDE=$OUT" -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "relative .include under includedir, OPENSSL_CONF_INCLUDE set: exit 2, the pragma's file named" \
+    stdout_has "a process without it \(a service\) reads /nonexistent/inc_a\.cnf;"
+
 # The same through "section::.include = FILE": NCONF's include too (the
 # prefix only picks the $-section of the path).
 make_variant "s|^conditioning = none\$|&\nx::.include = $OUT/variant.cnf|"
