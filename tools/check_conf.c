@@ -303,6 +303,28 @@ static void check_own_key(struct check_report *r, const CONF *conf,
                       "%s: the provider fails every request", why);
 }
 
+/*
+ * A spelling of one of the provider's own keys that it asks the core for
+ * itself (all upper case, or capitalised: provider/config.c) and refuses,
+ * latching: unlike any other unknown key, it does reach the provider.
+ */
+static int probed_spelling(const char *key, const char *near)
+{
+    size_t n = strlen(near);
+    int upper = 1, capital = 1, own = 0;
+
+    for (int k = OPENSSL_KEYS; provider_keys[k] != NULL; k++)
+        own |= strcmp(near, provider_keys[k]) == 0;
+    if (!own || strlen(key) != n || strcasecmp(key, near) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        upper &= key[i] == toupper((unsigned char)near[i]);
+        capital &=
+            key[i] == (i == 0 ? toupper((unsigned char)near[i]) : near[i]);
+    }
+    return upper || capital;
+}
+
 static void check_provider_section(struct check_report *r, const CONF *conf,
                                    const struct conf_lines *l,
                                    const char *sect_name, const char *name)
@@ -332,14 +354,22 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
         if (known >= 0)
             continue;
         near = closest(key, provider_keys);
-        check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, kv->name),
-                      sect_name, kv->name,
-                      "unknown key %s%s: the provider never sees it; did "
-                      "you mean %s?",
-                      kv->name,
-                      strcasecmp(key, near) == 0 ? " (keys are case-sensitive)"
-                                                 : "",
-                      near);
+        if (probed_spelling(key, near))
+            check_problem(r, SEV_MISCONFIGURED, line_of(l, sect_name, kv->name),
+                          sect_name, kv->name,
+                          "%s = \"%s\" is not accepted (keys are "
+                          "case-sensitive): the provider sees this spelling "
+                          "and fails every request; write %s",
+                          kv->name, kv->value, near);
+        else
+            check_problem(
+                r, SEV_MISCONFIGURED, line_of(l, sect_name, kv->name),
+                sect_name, kv->name,
+                "unknown key %s%s: the provider never sees it; did "
+                "you mean %s?",
+                kv->name,
+                strcasecmp(key, near) == 0 ? " (keys are case-sensitive)" : "",
+                near);
     }
     activate = prov_value(sect, "activate");
     switch (activate_value(r, activate)) {
@@ -435,6 +465,13 @@ static void record_load(struct check_report *r, const struct conf_lines *l,
     snprintf(at->section, sizeof(at->section), "%s", sect_name);
 }
 
+/* --enable adds this provider, to a file whose path quotes plainly. */
+static int enable_advice(const struct check_report *r)
+{
+    return strcmp(r->provider, RDRAND_PROVIDER_NAME) == 0
+           && strpbrk(r->shown, "'\n") == NULL;
+}
+
 static void check_providers(struct check_report *r, const CONF *conf,
                             const struct conf_lines *l, const char *list)
 {
@@ -483,12 +520,15 @@ static void check_providers(struct check_report *r, const CONF *conf,
         }
     }
     if (!found)
-        check_problem(r, SEV_MISCONFIGURED, section_line(l, list), list, NULL,
-                      "no provider %s: add \"%s = %s_sect\" here and a "
-                      "[%s_sect] section with module = %s.so and "
-                      "activate = 1",
-                      r->provider, r->provider, r->provider, r->provider,
-                      r->provider);
+        check_problem(
+            r, SEV_MISCONFIGURED, section_line(l, list), list, NULL,
+            "no provider %s: %s%s%sadd \"%s = %s_sect\" here and "
+            "a [%s_sect] section with module = %s.so and "
+            "activate = 1",
+            r->provider, enable_advice(r) ? "rdrand-check --enable '" : "",
+            enable_advice(r) ? r->shown : "",
+            enable_advice(r) ? "' makes the edit and checks it, or " : "",
+            r->provider, r->provider, r->provider, r->provider);
     if (any_activate && !base_ok)
         check_problem(r, SEV_MISCONFIGURED, section_line(l, list), list,
                       "default",
@@ -781,7 +821,11 @@ void check_config(struct check_report *r)
     if ((init = NCONF_get_string(conf, NULL, "openssl_conf")) == NULL) {
         check_problem(r, SEV_MISCONFIGURED, 1, "default", "openssl_conf",
                       "no openssl_conf line before the first section: "
-                      "OpenSSL applies nothing in this file");
+                      "OpenSSL applies nothing in this file%s%s%s",
+                      enable_advice(r) ? "; rdrand-check --enable '" : "",
+                      enable_advice(r) ? r->shown : "",
+                      enable_advice(r) ? "' adds it and checks the result"
+                                       : "");
         goto done;
     }
     if ((init_sect = NCONF_get_section(conf, init)) == NULL) {
@@ -793,11 +837,13 @@ void check_config(struct check_report *r)
     }
     check_duplicates(r, &l, init, 0);
     if ((providers = sect_value(init_sect, "providers")) == NULL)
-        check_problem(r, SEV_MISCONFIGURED, section_line(&l, init), init,
-                      "providers",
-                      "no providers line: provider %s is not loaded from "
-                      "this file",
-                      r->provider);
+        check_problem(
+            r, SEV_MISCONFIGURED, section_line(&l, init), init, "providers",
+            "no providers line: provider %s is not loaded from "
+            "this file%s%s%s",
+            r->provider, enable_advice(r) ? "; rdrand-check --enable '" : "",
+            enable_advice(r) ? r->shown : "",
+            enable_advice(r) ? "' adds it and checks the result" : "");
     else
         check_providers(r, conf, &l, providers);
     if ((random = sect_value(init_sect, "random")) == NULL)

@@ -817,8 +817,12 @@ static void put_prometheus(FILE *out, const struct check_report *r,
 
     prom_pid = r->pid;
     prom_metric(out, "rdrand_seed_source_live", "gauge",
-                "1 if rdrand-check's seed requests reached this provider "
-                "and succeeded",
+                r->pid != 0 ? "1 if the process's default library context "
+                              "was seeded by this provider and none of its "
+                              "seed requests failed"
+                            : "1 if rdrand-check's own draw with this "
+                              "configuration took its seeds from this "
+                              "provider and none failed",
                 r->provider);
     fprintf(out, "} %d\n", d->live);
     prom_metric(out, "rdrand_check_exit_code", "gauge",
@@ -875,6 +879,9 @@ static void put_prometheus(FILE *out, const struct check_report *r,
                     r->provider);
         fprintf(out, "} %" PRIu64 "\n", v->u / 8);
     }
+    /* No parameters (the module not loaded there): no info to give. */
+    if (d->nparams == 0)
+        return;
     prom_metric(out, "rdrand_info", "gauge",
                 "the provider's health state and the process's verdict "
                 "(ok, intermittent, permanent), confidential-computing "

@@ -64,6 +64,8 @@ mistakes=(
     "conditioning twice~s/^conditioning = none$/conditioning = reduce512\\nconditioning = none/~2~conditioning = reduce512~given twice~ok"
     "conditioning naming a section the provider does not probe~s/^conditioning = none$/conditioning = cond_sect/;\$a[cond_sect]\\nmode = reduce512~2~conditioning = cond_sect~conditioning is a section name, not a value~ok"
     "misspelt conditioning~s/^conditioning = none$/conditoning = reduce512/~2~conditoning = reduce512~did you mean conditioning\\?~ok"
+    "MIX (a spelling the provider asks for, and refuses)~s/^conditioning = none$/conditioning = none\\nMIX = os/~2~MIX = os~MIX = \"os\" is not accepted \\(keys are case-sensitive\\)~stderr"
+    "mIx (a spelling the provider never sees)~s/^conditioning = none$/conditioning = none\\nmIx = os/~2~mIx = os~unknown key mIx \\(keys are case-sensitive\\): the provider never sees it~ok"
     "conditioning = reduce512~s/^conditioning = none$/conditioning = reduce512/~0~~^seed source: live~ok"
     "warn = loud~s/^warn = stderr$/warn = loud/~2~warn = loud~warn = \"loud\" is not accepted~syslog"
     "WARN in capitals~s/^warn = stderr$/WARN = bogus/~2~WARN = bogus~keys are case-sensitive~syslog"

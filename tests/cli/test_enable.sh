@@ -90,6 +90,9 @@ round_trip() {
     run "OPENSSL_CONF=$f" -- "$PROBE" -n 32 -r seed-requests
     check "$name: after --disable rdrand is not loaded (rdrand-params exits 3)" \
         exited_with 3
+    run -- "$CHECK" -c "$f"
+    check "$name: after --disable, the check's advice is --enable on the file" \
+        stdout_has "rdrand-check --enable '$f' (adds it and checks the result|makes the edit and checks it)"
 
     snap=$(snap "$f")
     run -- "$CHECK" --disable "$f"

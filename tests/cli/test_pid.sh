@@ -236,6 +236,14 @@ pid_check "$plain"
 check "a process without the module: exit 2" exited 2
 check "a process without the module: says it is not loaded" \
     stdout_has "not loaded in process $plain .*seeds do not come from this provider"
+pid_check "$plain" --prometheus
+check "a process without the module, --prometheus: no rdrand_info (no labels to give)" \
+    stdout_lacks '^rdrand_info'
+check "  ... rdrand_seed_source_live 0, its HELP about the process" \
+    grep -qE '^# HELP rdrand_seed_source_live 1 if the process.s default library context' "$OUT/stdout"
+if command -v promtool >/dev/null; then
+    check "  ... promtool check metrics" promtool check metrics <"$OUT/stdout"
+fi
 
 mkdir -p "$OUT/a" "$OUT/b" "$OUT/c"
 cp "$REAL_MODULES/rdrand.so" "$OUT/a/rdrand.so"
