@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "coco.h"
+#include "errors.h"
 #include "fault.h"
 #include "prov.h"
 
@@ -87,7 +88,13 @@ static void rdrand_status_count(const struct rdrand_prov *prov, int delta)
                               (uint32_t)delta, memory_order_relaxed);
     atomic_fetch_add_explicit(&b->live_mix[rdrand_status_mix(prov)],
                               (uint32_t)delta, memory_order_relaxed);
-    if (rdrand_fault_refused(prov) != 0)
+    /*
+     * Only a refusal whose remedy is the section: a reduce512 key that
+     * RDRAND failed to deliver is the CPU's fault (its trip says so), not
+     * the configuration's; no AES-NI is the section's (conditioning = none).
+     */
+    if (rdrand_reason_has(rdrand_fault_refused(prov), RDRAND_REASON_CONFIG)
+        || rdrand_fault_refused(prov) == RDRAND_R_NO_AESNI)
         atomic_fetch_add_explicit(&b->live_config_refused, (uint32_t)delta,
                                   memory_order_relaxed);
 }

@@ -210,6 +210,25 @@ check "failing CPU: rdrand-failures >= 1" at_least rdrand-failures 1
 check "failing CPU: the verdict is not ok" stdout_has "^  health-verdict = (intermittent|permanent)$"
 check "failing CPU: the report says RDRAND failed" stdout_has "^unhealthy: RDRAND reported failure"
 
+# conditioning = reduce512 whose key draw at load met CF=0: the CPU's
+# fault (unhealthy, exit 1), not a refused config section.
+sed 's/^warn = stderr$/&\nconditioning = reduce512/' "$CONF/rdrand-sim.cnf" >"$OUT/reduce512.cnf"
+OPENSSL_MODULES=$SIM_MODULES OPENSSL_CONF=$OUT/reduce512.cnf RDRAND_SIM=fail-at=65 \
+    "$PY" -c 'import ssl, sys, time
+try:
+    ssl.RAND_bytes(16)
+except ssl.SSLError:
+    pass
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$OUT/ready.key" 2>/dev/null &
+held=$!
+children+=("$held")
+check "a process whose reduce512 key draw failed starts" wait_file "$OUT/ready.key"
+pid_check "$held" --module "$SIM_MODULES/rdrand-sim.so"
+check "key draw failed: exit 1 (RDRAND), not 2" exited 1
+check "  ... not called a refused config section" \
+    stdout_lacks 'refused their config section'
+
 # ---- errors ----
 sleep 0 &
 dead=$!
