@@ -17,6 +17,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1075,6 +1077,48 @@ static void print_changes(const struct text *t, int adding)
  * it, checked in a child (enable: verdict 0; disable: rdrand no longer
  * live), the original still unchanged, a backup, then rename.
  */
+/*
+ * The file's extended attributes (an SELinux label, a POSIX ACL, user.*)
+ * onto the new file, which the rename would otherwise leave without
+ * them: 0 and the attribute's name in failed when one cannot be kept.
+ */
+static int keep_xattrs(const char *from, const char *to, char *failed,
+                       size_t len)
+{
+    char names[4096], value[4096];
+    ssize_t n = listxattr(from, names, sizeof(names));
+
+    if (n < 0) {
+        int e = errno;
+
+        snprintf(failed, len, "(the list: %s)", strerror(e));
+        return e == ENOTSUP;
+    }
+    for (char *name = names; name < names + n; name += strlen(name) + 1) {
+        ssize_t v = getxattr(from, name, value, sizeof(value));
+
+        if (v < 0 || setxattr(to, name, value, (size_t)v, 0) != 0) {
+            snprintf(failed, len, "%s (%s)", name, strerror(errno));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* One backup per file: the older ones --enable kept go once a new one is. */
+static void drop_older_backups(const struct file *f, const char *kept)
+{
+    char pattern[PATH_MAX + 64];
+    glob_t g;
+
+    snprintf(pattern, sizeof(pattern), "%s" BACKUP_INFIX "*", f->path);
+    if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0)
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            if (strcmp(g.gl_pathv[i], kept) != 0)
+                unlink(g.gl_pathv[i]);
+    globfree(&g);
+}
+
 static int replace(const struct file *f, const char *buf, size_t size,
                    int enable)
 {
@@ -1090,6 +1134,15 @@ static int replace(const struct file *f, const char *buf, size_t size,
                 "changed\n",
                 tmp, strerror(errno));
         return EDIT_FAILED;
+    }
+    if (!keep_xattrs(f->path, tmp, saved, sizeof(saved))) {
+        unlink(tmp);
+        fprintf(stderr,
+                "rdrand-check: %s has an extended attribute that the new "
+                "file cannot keep: %s; nothing changed: the edit would drop "
+                "it (an SELinux label, an ACL): edit by hand\n",
+                f->path, saved);
+        return EDIT_REFUSED;
     }
     printf("checking the new file in a child process (%s) before it "
            "replaces %s:\n",
@@ -1142,6 +1195,7 @@ static int replace(const struct file *f, const char *buf, size_t size,
                 "rdrand-check: warning: syncing the directory of %s: %s (the "
                 "new file is in place)\n",
                 f->path, strerror(errno));
+    drop_older_backups(f, saved);
     printf("%s %s; the previous file is kept as %s\n",
            enable ? "enabled:" : "disabled:", f->path, saved);
     return 0;

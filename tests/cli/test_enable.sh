@@ -31,6 +31,7 @@ unchanged() { [ "$(snap "$1")" = "$2" ]; } # unchanged FILE SNAPSHOT
 no_temp() {
     ! find "$(dirname "$1")" -maxdepth 1 -name "$(basename "$1").rdrand-check-??????" | grep -q .
 }
+PY=/usr/bin/python3 # Debian's, for os.setxattr
 backups() { find "$(dirname "$1")" -maxdepth 1 -name "$(basename "$1").rdrand-check-backup-*" | wc -l; }
 same_as() { cmp -s "$1" "$2"; }
 lacks() { ! grep -q -- "$1" "$2"; } # lacks REGEX FILE
@@ -93,6 +94,9 @@ round_trip() {
     run -- "$CHECK" -c "$f"
     check "$name: after --disable, the check's advice is --enable on the file" \
         stdout_has "rdrand-check --enable '$f' (adds it and checks the result|makes the edit and checks it)"
+
+    check "$name: one backup after --disable (the older one dropped)" \
+        [ "$(backups "$f")" -eq 1 ]
 
     snap=$(snap "$f")
     run -- "$CHECK" --disable "$f"
@@ -283,6 +287,22 @@ cases() {
     sed 's/^seed = RDRAND$/seed = CTR-DRBG/' "$CONF/rdrand.cnf" >"$f"
     refused "named by hand, not live" "$f" 4 'names rdrand but the check gives verdict 2'
 
+    # Extended attributes (an SELinux label, an ACL, user.*) stay on the
+    # file the rename puts in place.
+    cp "$min" "$f"
+    if "$PY" -c 'import os, sys; os.setxattr(sys.argv[1], "user.rdrand-test", b"kept")' "$f" 2>/dev/null; then
+        run -- "$CHECK" --enable "$f"
+        check "xattr: --enable exits 0" exited_ok
+        check "xattr: user.rdrand-test kept on the enabled file" \
+            "$PY" -c 'import os, sys; assert os.getxattr(sys.argv[1], "user.rdrand-test") == b"kept"' "$f"
+        run -- "$CHECK" --disable "$f"
+        check "xattr: kept through --disable too" \
+            "$PY" -c 'import os, sys; assert os.getxattr(sys.argv[1], "user.rdrand-test") == b"kept"' "$f"
+    else
+        echo "skip - xattr: this file system takes no user.* attribute"
+    fi
+    rm -f "$f".rdrand-check-backup-*
+
     # Files it does not understand.
     printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\n[init]\nalg_section = a\n[a]\n' >"$f"
     refused "section written twice" "$f" 4 '\[init\] is written 2 times'
@@ -366,13 +386,19 @@ cases() {
         chmod 0644 "$f"
     fi
 
-    # Backups never overwrite one another, even within one second.
+    # One backup per file, not one per run (issue 30): the new one is
+    # written under a name of its own (never over another, even within
+    # one second), then the older ones go; it holds the file as it was
+    # before the last edit.
     cp "$min" "$OUT/bk.cnf"
     for _ in 1 2; do
         run -- "$CHECK" --enable "$OUT/bk.cnf"
+        cp "$OUT/bk.cnf" "$OUT/bk.enabled"
         run -- "$CHECK" --disable "$OUT/bk.cnf"
     done
-    check "four edits, four backups" [ "$(backups "$OUT/bk.cnf")" -eq 4 ]
+    check "four edits, one backup" [ "$(backups "$OUT/bk.cnf")" -eq 1 ]
+    check "  ... the file before the last edit" \
+        same_as "$OUT/bk.enabled" "$(find "$OUT" -maxdepth 1 -name 'bk.cnf.rdrand-check-backup-*')"
     check "four edits: the file is the original" same_as "$min" "$OUT/bk.cnf"
 
     # Usage.
