@@ -72,7 +72,7 @@ void conf_reach_file(struct check_report *r, const char *path, int pos)
  * expands in value: outside quotes, not after a backslash.  NAME into
  * name; 0 if none.
  */
-int conf_reach_env(const char *value, char *name, size_t len)
+int conf_reach_env(const char *value, int dollarid, char *name, size_t len)
 {
     for (const char *s = value; *s != '\0'; s++) {
         if (*s == '"' || *s == '\'' || *s == '`') {
@@ -90,7 +90,7 @@ int conf_reach_env(const char *value, char *name, size_t len)
             const char *p = s + 1 + (s[1] == '{' || s[1] == '(');
             size_t n = 0;
 
-            if (strncmp(p, "ENV::", 5) != 0)
+            if (strncmp(p, "ENV::", 5) != 0 || (dollarid && p == s + 1))
                 continue;
             for (p += 5;
                  (p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= 'a' && p[n] <= 'z')
@@ -104,20 +104,9 @@ int conf_reach_env(const char *value, char *name, size_t len)
     return 0;
 }
 
-void conf_reach_value(struct check_report *r, const CONF *conf,
-                      const char *section, const char *key, const char *value,
-                      int pos)
+void conf_reach_env_finding(struct check_report *r, const char *section,
+                            const char *key, const char *name, int pos)
 {
-    char name[128];
-
-    /*
-     * Even where the file's own [ENV] defines the name: NCONF looks it up
-     * as it reads, so a definition below the use does not count, and the
-     * reader here does not follow NCONF's order that closely.
-     */
-    (void)conf;
-    if (!conf_reach_env(value, name, sizeof(name)))
-        return;
     check_problem(
         r, SEV_MISCONFIGURED, pos, section, key,
         "the value reads $ENV::%s, the environment of each process that "

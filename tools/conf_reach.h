@@ -13,13 +13,13 @@
  * closed to other users: its mode, or a directory above it. */
 void conf_reach_file(struct check_report *r, const char *path, int pos);
 
-/* The first $ENV::NAME NCONF would expand in value: 1 and NAME, or 0. */
-int conf_reach_env(const char *value, char *name, size_t len);
+/* The first $ENV::NAME NCONF would expand in value (under .pragma
+ * dollarid only ${...} and $(...) expand): 1 and NAME, or 0. */
+int conf_reach_env(const char *value, int dollarid, char *name, size_t len);
 
-/* A finding at pos when value takes part of itself from the environment
- * (and the file's own [ENV] does not define that name). */
-void conf_reach_value(struct check_report *r, const CONF *conf,
-                      const char *section, const char *key, const char *value,
-                      int pos);
+/* The finding for a value at pos that reads $ENV::name (the file's own
+ * [ENV] not defining name above it: NCONF looks it up as it reads). */
+void conf_reach_env_finding(struct check_report *r, const char *section,
+                            const char *key, const char *name, int pos);
 
 #endif

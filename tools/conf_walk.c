@@ -62,7 +62,7 @@ struct walk {
     char section[64];
     int opened; /* the position of the current section's header */
     char includedir[PATH_MAX];
-    int abspath, stop;
+    int abspath, dollarid, stop;
 };
 
 static void trim(char *s)
@@ -74,17 +74,20 @@ static void trim(char *s)
     memmove(s, s + start, len - start + 1);
 }
 
-/* Cut a comment off as NCONF does: "#" outside quotes and unescaped. */
+/*
+ * Cut a comment off as NCONF does (clear_comments): "#" outside quotes
+ * and unescaped; its three quotes, ", ' and `, each escaped inside by \.
+ */
 static void strip_comment(char *s)
 {
     for (; *s != '\0'; s++) {
         if (*s == '\\' && s[1] != '\0') {
             s++;
-        } else if (*s == '"' || *s == '\'') {
+        } else if (*s == '"' || *s == '\'' || *s == '`') {
             char q = *s;
 
             while (s[1] != '\0' && s[1] != q)
-                s += s[1] == '\\' && q == '"' && s[2] != '\0' ? 2 : 1;
+                s += s[1] == '\\' && s[2] != '\0' ? 2 : 1;
             if (s[1] == '\0')
                 return;
             s++;
@@ -215,6 +218,25 @@ warn(struct walk *w, int pos, const char *fmt, ...)
     check_problem(w->r, SEV_WARNING, pos, NULL, ".include", "%s", message);
 }
 
+/*
+ * A value that NCONF takes from each process's environment: $ENV::NAME,
+ * unless a line read before it defines NAME in [ENV] (NCONF looks the
+ * name up in what it has read so far, then in the environment).
+ */
+static void env_value(struct walk *w, const char *section, const char *key,
+                      const char *value, int pos)
+{
+    char name[128];
+
+    if (!conf_reach_env(value, w->dollarid, name, sizeof(name)))
+        return;
+    for (size_t i = 0; i < w->l->n; i++)
+        if (strcmp(w->l->v[i].section, "ENV") == 0
+            && strcmp(w->l->v[i].key, name) == 0 && w->l->v[i].pos < pos)
+            return;
+    conf_reach_env_finding(w->r, section, key, name, pos);
+}
+
 /* Start reading path, a file, on top of the stack. */
 static int push(struct walk *w, const char *path, const struct stat *st,
                 int pos)
@@ -307,7 +329,7 @@ static void include(struct walk *w, const char *arg, int pos)
 
     if (base == NULL && w->includedir[0] != '\0')
         base = w->includedir;
-    conf_reach_value(w->r, w->conf, w->section, ".include", arg, pos);
+    env_value(w, w->section, ".include", arg, pos);
     unquote(w, arg, name, sizeof(name));
     if (base != NULL && name[0] != '/')
         n = snprintf(
@@ -380,6 +402,27 @@ static int name_char(unsigned char c)
            || (c != '\0' && strchr("!%&*+,-./;?@^|~", c));
 }
 
+/*
+ * The "=" after a key line's key as NCONF finds it: the key is the
+ * longest run of name characters and \x pairs ("x\=y" is one key), an
+ * optional "::" and a second run, then blanks; NULL when what follows
+ * is not "=" (NCONF fails the load there, and reports it).
+ */
+static char *key_equals(char *s, int dollarid)
+{
+    for (int run = 0; run < 2; run++) {
+        while (name_char((unsigned char)*s) || (dollarid && *s == '$')
+               || (*s == '\\' && s[1] != '\0'))
+            s += *s == '\\' ? 2 : 1;
+        if (run == 0 && s[0] == ':' && s[1] == ':')
+            s += 2;
+        else
+            break;
+    }
+    s += strspn(s, " \t");
+    return *s == '=' ? s : NULL;
+}
+
 const char *conf_key_start(const char *s)
 {
     const char *p = s;
@@ -418,6 +461,9 @@ static void pragma(struct walk *w, const char *arg)
     else if (strcmp(buf, "abspath") == 0)
         w->abspath =
             strcasecmp(colon, "on") == 0 || strcasecmp(colon, "true") == 0;
+    else if (strcmp(buf, "dollarid") == 0)
+        w->dollarid =
+            strcasecmp(colon, "on") == 0 || strcasecmp(colon, "true") == 0;
 }
 
 /* One logical line (continuations joined) starting at pos. */
@@ -444,7 +490,7 @@ static int add_line(struct walk *w, char *buf, int pos)
     } else if ((arg = directive(conf_key_start(buf), ".pragma")) != NULL) {
         pragma(w, arg);
         return 1;
-    } else if ((eq = strchr(buf, '=')) == NULL) {
+    } else if ((eq = key_equals(buf, w->dollarid)) == NULL) {
         return 1; /* blank, or an error NCONF reports */
     } else {
         *eq = '\0';
@@ -466,7 +512,7 @@ static int add_line(struct walk *w, char *buf, int pos)
     snprintf(v->key, sizeof(v->key), "%.63s", buf);
     v->pos = pos;
     if (eq != NULL)
-        conf_reach_value(w->r, w->conf, v->section, v->key, eq + 1, pos);
+        env_value(w, v->section, v->key, eq + 1, pos);
     v->opened = strcmp(v->section, v->written) != 0 ? w->opened : 0;
     return 1;
 }

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Differential test of rdrand-check's line reader (tools/conf_walk.c)
+ * against OpenSSL's own parser: for every file, the set of (section, key)
+ * pairs NCONF holds after loading it must be the set the reader files
+ * its key lines under, or the reader must refuse the file (a finding of
+ * its own saying it does not model a line).  NCONF is the judge, never
+ * our idea of it.
+ *
+ *   conf_diff FILE...            the given files (the corpus: each must
+ *                                load, or it tests nothing)
+ *   conf_diff --generate N FIRST LAST
+ *                                N files per seed FIRST..LAST, made from tricky
+ * fragments (quotes, escapes, comments, sect:: keys, continuations, pragmas,
+ * blanks)
+ *
+ * A generated file NCONF refuses to load is not compared (the check
+ * reports NCONF's failure itself) and is counted apart; each file's
+ * verdict is printed, then "N passed, N failed".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/conf.h>
+#include <openssl/err.h>
+
+#include "check.h"
+#include "conf_walk.h"
+
+struct pairs {
+    char (*v)[2][128];
+    size_t n;
+};
+
+static void add_pair(struct pairs *p, const char *section, const char *key)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->v[i][0], section) == 0 && strcmp(p->v[i][1], key) == 0)
+            return;
+    p->v = realloc(p->v, (p->n + 1) * sizeof(*p->v));
+    if (p->v == NULL)
+        abort();
+    snprintf(p->v[p->n][0], sizeof(p->v[0][0]), "%s", section);
+    snprintf(p->v[p->n][1], sizeof(p->v[0][1]), "%s", key);
+    p->n++;
+}
+
+static int has_pair(const struct pairs *p, const char *section, const char *key)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (strcmp(p->v[i][0], section) == 0 && strcmp(p->v[i][1], key) == 0)
+            return 1;
+    return 0;
+}
+
+static struct pairs *collecting;
+
+static void collect(CONF_VALUE *v)
+{
+    /* Sections have no name; an empty key ("= v") is left out as above. */
+    if (v->name != NULL && v->name[0] != '\0')
+        add_pair(collecting, v->section, v->name);
+}
+
+/* Every value NCONF holds, in its hash order, as one text. */
+static char *dumped;
+static size_t dumped_len;
+
+static void dump(CONF_VALUE *v)
+{
+    size_t need = strlen(v->section) + (v->name ? strlen(v->name) : 0)
+                  + (v->value ? strlen(v->value) : 0) + 4;
+
+    if ((dumped = realloc(dumped, dumped_len + need)) == NULL)
+        abort();
+    dumped_len +=
+        (size_t)snprintf(dumped + dumped_len, need, "%s|%s|%s\n", v->section,
+                         v->name ? v->name : "", v->value ? v->value : "");
+}
+
+/*
+ * Does what NCONF reads from path depend on the environment variable
+ * RDRAND_DIFF_ENV?  Loaded with two values of it and without it (where a
+ * use of it fails the whole load): the texts differ.
+ */
+static int env_dependent(const char *path)
+{
+    char *first = NULL;
+    int differs = 0;
+
+    for (int round = 0; round < 3 && !differs; round++) {
+        long eline = 0;
+        LHASH_OF(CONF_VALUE) * hash;
+
+        if (round < 2)
+            setenv("RDRAND_DIFF_ENV", round == 0 ? "one" : "two", 1);
+        else
+            unsetenv("RDRAND_DIFF_ENV");
+        hash = CONF_load(NULL, path, &eline);
+        dumped = NULL;
+        dumped_len = 0;
+        if (hash != NULL)
+            lh_CONF_VALUE_doall(hash, dump);
+        if (round == 0) {
+            first = dumped;
+            dumped = NULL;
+        } else {
+            differs = (first == NULL) != (dumped == NULL)
+                      || (first != NULL && strcmp(first, dumped) != 0);
+            free(dumped);
+        }
+        CONF_free(hash);
+        ERR_clear_error();
+    }
+    free(first);
+    dumped = NULL;
+    return differs;
+}
+
+/* Did the reader say a value reads the environment? */
+static int says_env(const struct check_report *r)
+{
+    for (size_t i = 0; i < r->nproblems; i++)
+        if (strstr(r->problems[i].message, "reads $ENV::") != NULL)
+            return 1;
+    return 0;
+}
+
+/* Did the reader refuse the file (say it does not model a line)? */
+static int refused(const struct check_report *r)
+{
+    for (size_t i = 0; i < r->nproblems; i++)
+        if (strstr(r->problems[i].message, "does not model") != NULL)
+            return 1;
+    return 0;
+}
+
+/* 1: the same pairs, or refused; 0: a difference (printed); -1: skipped. */
+static int compare(const char *path)
+{
+    static struct check_report r;
+    struct pairs nconf = {0}, walk = {0};
+    struct conf_lines l;
+    LHASH_OF(CONF_VALUE) * hash;
+    CONF *conf = NCONF_new(NULL);
+    long eline = 0;
+    int same = 1;
+
+    setenv("RDRAND_DIFF_ENV", "one", 1); /* env_dependent unsets it */
+    hash = CONF_load(NULL, path, &eline);
+    if (hash == NULL || conf == NULL || NCONF_load(conf, path, &eline) <= 0) {
+        ERR_clear_error();
+        if (hash != NULL)
+            CONF_free(hash);
+        NCONF_free(conf);
+        return -1;
+    }
+    ERR_clear_error();
+    collecting = &nconf;
+    lh_CONF_VALUE_doall(hash, collect);
+    memset(&r, 0, sizeof(r));
+    r.config = r.shown = path;
+    r.provider = "rdrand";
+    conf_walk(&r, conf, &l);
+    /* Section headers are the reader's lines with key "": not keys. */
+    for (size_t i = 0; i < l.n; i++)
+        if (l.v[i].key[0] != '\0')
+            add_pair(&walk, l.v[i].section, l.v[i].key);
+    if (!refused(&r) && env_dependent(path) != says_env(&r)) {
+        printf("# %s: NCONF's values %s on the environment, the reader "
+               "says %s\n",
+               path, says_env(&r) ? "do not depend" : "depend",
+               says_env(&r) ? "they do" : "nothing");
+        same = 0;
+    }
+    if (!refused(&r)) {
+        for (size_t i = 0; i < nconf.n; i++)
+            if (!has_pair(&walk, nconf.v[i][0], nconf.v[i][1])) {
+                printf("# %s: NCONF has [%s] %s, the reader does not\n", path,
+                       nconf.v[i][0], nconf.v[i][1]);
+                same = 0;
+            }
+        for (size_t i = 0; i < walk.n; i++)
+            if (!has_pair(&nconf, walk.v[i][0], walk.v[i][1])) {
+                printf("# %s: the reader has [%s] %s, NCONF does not\n", path,
+                       walk.v[i][0], walk.v[i][1]);
+                same = 0;
+            }
+    }
+    conf_lines_free(&l);
+    CONF_free(hash);
+    NCONF_free(conf);
+    free(nconf.v);
+    free(walk.v);
+    return same;
+}
+
+/* Fragments NCONF reads in more than one way; %d is a number. */
+static const char *const fragments[] = {
+    "[s%d]",
+    "[ s%d ]",
+    "k%d = v",
+    "k%d=v",
+    "  k%d = v  # comment",
+    "k%d = \"a # b\"",
+    "k%d = 'a # b'",
+    "k%d = `a # b`",
+    "k%d = 'a\\' # b'",
+    "k%d = \"a\\\" # b\"",
+    "k%d = a\\# b",
+    "k%d = a \\\\# b",
+    "s%d::k = v",
+    "default::k%d = v",
+    "k%d = v \\",
+    "  continued%d = w",
+    "# k%d = commented",
+    "#[s%d]",
+    "k%d = 'unterminated",
+    "k%d = \"unterminated",
+    "k%d =",
+    "k%d = a=b",
+    "k%d.sub = v",
+    "k%d = $k0",
+    "k%d = ${k0}",
+    "x\\=y%d = z",
+    "k%d\\ x = v",
+    ".pragma dollarid:on",
+    "k%d$ = v",
+    "",
+    "   ",
+    "k%d = v\r",
+    "k%d = a \\\\",
+    "k%d = a # b \\",
+    "k%d = 'a \\",
+    "k%d = \"a # \\",
+    "[s%d] # note",
+    "[s%d # note]",
+    "[ 's%d' ]",
+    "s%d\\:x::k = v",
+    "k%d = `a \\` # b`",
+    ".include %i",
+    ".include=%i",
+    "x%d::.include = %i",
+    ".includex %i",
+    ".include %i # c",
+    "e%d = $ENV::RDRAND_DIFF_ENV",
+    "e%d = ${ENV::RDRAND_DIFF_ENV}",
+    "e%d = $(ENV::RDRAND_DIFF_ENV)",
+    "e%d = '$ENV::RDRAND_DIFF_ENV'",
+    "e%d = \"$ENV::RDRAND_DIFF_ENV\"",
+    "e%d = `$ENV::RDRAND_DIFF_ENV`",
+    "e%d = \\$ENV::RDRAND_DIFF_ENV",
+    "e%d = `#` $ENV::RDRAND_DIFF_ENV",
+    "e%d = 'a\\'#' $ENV::RDRAND_DIFF_ENV",
+    "e%d = # $ENV::RDRAND_DIFF_ENV",
+    "ENV::RDRAND_DIFF_ENV = fixed",
+    "[ENV]",
+};
+
+/* One fragment as a line, "%d" replaced by n and "%i" by inc. */
+static void emit(FILE *out, const char *fragment, int n, const char *inc)
+{
+    for (const char *c = fragment; *c != '\0'; c++) {
+        if (c[0] == '%' && c[1] == 'd') {
+            fprintf(out, "%d", n);
+            c++;
+        } else if (c[0] == '%' && c[1] == 'i') {
+            fputs(inc, out);
+            c++;
+        } else {
+            fputc(*c, out);
+        }
+    }
+    fputc('\n', out);
+}
+
+static int generate(int count, unsigned seed, const char *dir)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    const size_t nf = sizeof(fragments) / sizeof(fragments[0]);
+
+    char inc[4096];
+    FILE *incf;
+
+    /* What the .include fragments include: a header and a key, and a
+     * first key that lands in the including file's current section. */
+    snprintf(inc, sizeof(inc), "%s/inc-%u.part", dir, seed);
+    if ((incf = fopen(inc, "w")) == NULL)
+        return 2;
+    fputs("early = 1\n[inc]\nik = 1\n", incf);
+    fclose(incf);
+    srand(seed);
+    for (int f = 0; f < count; f++) {
+        char path[4096];
+        FILE *out;
+        int lines = 1 + rand() % 12, res;
+
+        snprintf(path, sizeof(path), "%s/gen-%u-%d.cnf", dir, seed, f);
+        if ((out = fopen(path, "w")) == NULL)
+            return 2;
+        for (int i = 0; i < lines; i++) {
+            emit(out, fragments[(size_t)rand() % nf], rand() % 4, inc);
+        }
+        fclose(out);
+        res = compare(path);
+        if (res == 1)
+            passed++;
+        else if (res == 0)
+            failed++, printf("not ok - generated %s\n", path);
+        else
+            skipped++;
+        if (res != 0)
+            unlink(path);
+    }
+    unlink(inc);
+    printf("# generated %d files (seed %u): %d compared, %d NCONF refused\n",
+           count, seed, passed + failed, skipped);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
+
+int main(int argc, char **argv)
+{
+    int passed = 0, failed = 0;
+
+    if (argc == 5 && strcmp(argv[1], "--generate") == 0) {
+        char dir[] = "/tmp/conf_diff.XXXXXX";
+        unsigned first = (unsigned)strtoul(argv[3], NULL, 10);
+        unsigned last = (unsigned)strtoul(argv[4], NULL, 10);
+        int rc = 0;
+
+        if (mkdtemp(dir) == NULL)
+            return 2;
+        for (unsigned seed = first; seed <= last && rc == 0; seed++)
+            rc = generate(atoi(argv[2]), seed, dir);
+        /* Files of failures stay, to be read: the directory then too. */
+        if (rc == 0)
+            rmdir(dir);
+        return rc;
+    }
+    /* A corpus file NCONF refuses tests nothing: the corpus is wrong. */
+    for (int i = 1; i < argc; i++) {
+        int res = compare(argv[i]);
+
+        printf("%s - %s%s\n", res == 1 ? "ok" : "not ok", argv[i],
+               res < 0 ? " (NCONF refuses it: not a corpus file)" : "");
+        if (res == 1)
+            passed++;
+        else
+            failed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
