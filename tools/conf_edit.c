@@ -161,9 +161,7 @@ static int ends_with(const char *s, const char *suffix)
 /* NCONF continues a line that ends in one backslash (not two). */
 static int continued(const char *s)
 {
-    size_t n = strlen(s);
-
-    return n >= 1 && s[n - 1] == '\\' && (n < 2 || s[n - 2] != '\\');
+    return conf_line_continues(s, strlen(s));
 }
 
 /* ---- the file as NCONF reads it: logical lines, sections, keys ---- */
@@ -213,29 +211,12 @@ static char *trimmed(const char *s, size_t len)
 }
 
 /* Cut the comment: "#" outside quotes and not escaped, as NCONF does. */
-static void cut_comment(char *s)
-{
-    char quote = 0;
-
-    for (; *s != '\0'; s++) {
-        if (*s == '\\' && s[1] != '\0')
-            s++;
-        else if (quote != 0 && *s == quote)
-            quote = 0;
-        else if (quote == 0 && (*s == '"' || *s == '\''))
-            quote = *s;
-        else if (quote == 0 && *s == '#') {
-            *s = '\0';
-            return;
-        }
-    }
-}
 
 static void classify(struct logical *l, char *buf, const char *section)
 {
     char *s, *eq, *colons;
 
-    cut_comment(buf);
+    conf_strip_comment(buf);
     s = trimmed(buf, strlen(buf));
     l->written = xstrdup(section);
     if (s[0] == '\0') {
@@ -247,7 +228,7 @@ static void classify(struct logical *l, char *buf, const char *section)
         l->kind = K_INCLUDE;
     } else if (strncmp(conf_key_start(s), ".pragma", 7) == 0) {
         l->kind = K_PRAGMA;
-    } else if ((eq = strchr(s, '=')) != NULL) {
+    } else if ((eq = conf_key_equals(s, 0)) != NULL) {
         l->kind = K_KEY;
         l->key = trimmed(s, (size_t)(eq - s));
         l->value = trimmed(eq + 1, strlen(eq + 1));

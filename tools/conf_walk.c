@@ -78,7 +78,7 @@ static void trim(char *s)
  * Cut a comment off as NCONF does (clear_comments): "#" outside quotes
  * and unescaped; its three quotes, ", ' and `, each escaped inside by \.
  */
-static void strip_comment(char *s)
+void conf_strip_comment(char *s)
 {
     for (; *s != '\0'; s++) {
         if (*s == '\\' && s[1] != '\0') {
@@ -395,6 +395,11 @@ static void include(struct walk *w, const char *arg, int pos)
     }
 }
 
+int conf_line_continues(const char *s, size_t len)
+{
+    return len > 0 && s[len - 1] == '\\' && (len < 2 || s[len - 2] != '\\');
+}
+
 /* NCONF's name characters: ALNUM and PUNCT (its default table). */
 static int name_char(unsigned char c)
 {
@@ -408,7 +413,7 @@ static int name_char(unsigned char c)
  * optional "::" and a second run, then blanks; NULL when what follows
  * is not "=" (NCONF fails the load there, and reports it).
  */
-static char *key_equals(char *s, int dollarid)
+char *conf_key_equals(char *s, int dollarid)
 {
     for (int run = 0; run < 2; run++) {
         while (name_char((unsigned char)*s) || (dollarid && *s == '$')
@@ -475,7 +480,7 @@ static int add_line(struct walk *w, char *buf, int pos)
     const char *arg;
     char *eq = NULL, *sep;
 
-    strip_comment(buf);
+    conf_strip_comment(buf);
     trim(buf);
     if (buf[0] == '[' && strchr(buf, ']') != NULL) {
         *strchr(buf, ']') = '\0';
@@ -490,7 +495,7 @@ static int add_line(struct walk *w, char *buf, int pos)
     } else if ((arg = directive(conf_key_start(buf), ".pragma")) != NULL) {
         pragma(w, arg);
         return 1;
-    } else if ((eq = key_equals(buf, w->dollarid)) == NULL) {
+    } else if ((eq = conf_key_equals(buf, w->dollarid)) == NULL) {
         return 1; /* blank, or an error NCONF reports */
     } else {
         *eq = '\0';
@@ -573,8 +578,7 @@ void conf_walk(struct check_report *r, const CONF *conf, struct conf_lines *l)
         logical = grown;
         memcpy(logical + len, buf, (size_t)n + 1);
         len += (size_t)n;
-        if (len > 0 && logical[len - 1] == '\\'
-            && (len < 2 || logical[len - 2] != '\\')) {
+        if (conf_line_continues(logical, len)) {
             logical[--len] = '\0'; /* continued on the next line */
             continue;
         }

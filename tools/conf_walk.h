@@ -63,6 +63,18 @@ void conf_lines_free(struct conf_lines *l);
  */
 const char *conf_key_start(const char *s);
 
+/*
+ * The pieces of a line NCONF reads, shared by the check's walk and the
+ * --enable editor (one reading of each, proven against NCONF by
+ * tests/tools/conf_diff): a comment cut off in place ("#" outside its
+ * three quotes and unescaped); whether a physical line of len bytes goes
+ * on to the next (a last "\" not itself escaped); and the "=" after a key
+ * (NULL when what follows the key is not one).
+ */
+void conf_strip_comment(char *s);
+int conf_line_continues(const char *s, size_t len);
+char *conf_key_equals(char *s, int dollarid);
+
 /* The file (NULL for the file checked) and line of pos. */
 const char *conf_where(const struct conf_lines *l, int pos, int *line);
 
