@@ -239,7 +239,9 @@ static const OSSL_DISPATCH rdrand_provider_functions[] = {
 
 /*
  * Is the library context loading this instance the process's default?
- * The core hands out its own pointer (core_get_libctx); libcrypto's
+ * The core hands out the pointer it was given (core_get_libctx): NULL
+ * for OSSL_PROVIDER_load(NULL, ...), the concrete default when loaded
+ * from openssl.cnf; libcrypto's
  * global default is OSSL_LIB_CTX_get0_global_default from 3.2, before it
  * the current thread's default (OSSL_LIB_CTX_set0_default with NULL
  * changes nothing and returns it), the global one unless the thread set
@@ -254,8 +256,13 @@ static int rdrand_in_default_ctx(const OSSL_CORE_HANDLE *handle,
     OSSL_LIB_CTX *global = OSSL_LIB_CTX_set0_default(NULL);
 #endif
 
-    return get_libctx != NULL && global != NULL
-           && (void *)get_libctx(handle) == (void *)global;
+    void *mine;
+
+    if (get_libctx == NULL)
+        return 0;
+    /* OSSL_PROVIDER_load(NULL, ...): the core keeps the NULL it was given. */
+    mine = (void *)get_libctx(handle);
+    return mine == NULL || (global != NULL && mine == (void *)global);
 }
 
 static void rdrand_take_core_functions(struct rdrand_prov *prov,

@@ -392,7 +392,7 @@ check "symbol-table bomb: answered (not loaded, exit 2), not stalled" exited 2
 
 # The module loaded only into a library context of the program's own,
 # its default context (RAND_bytes, TLS) seeded by the OS: not "seeded".
-OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_private_ctx" >"$OUT/ready.private" &
+OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_code_load" private >"$OUT/ready.private" &
 held=$!
 children+=("$held")
 check "a program seeding only a private library context from rdrand.so starts" \
@@ -404,6 +404,18 @@ check "  ... none to the default context" param_is default-context-seed-requests
 check "  ... no instance in the default context" param_is default-context-instances 0
 check "  ... and says so" \
     stdout_has "none of them to its default library context: it is loaded only into library contexts the application made itself"
+
+# The README's in-code load, OSSL_PROVIDER_load(NULL, ...): the default
+# library context (the core keeps the NULL it was given) is seeded by it.
+OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_code_load" default >"$OUT/ready.code" &
+held=$!
+children+=("$held")
+check "a program loading rdrand.so in code into the default context starts" \
+    wait_file "$OUT/ready.code"
+pid_check "$held"
+check "in-code load, NULL library context: exit 0, live" exited 0
+check "  ... its default context seeded" at_least default-context-seed-requests 1
+check "  ... an instance there" at_least default-context-instances 1
 
 # The block's pages behind userfaultfd, never served: every read of them
 # blocks, and the deadline (5 s, then the reader is killed) still holds.

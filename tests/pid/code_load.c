@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Test only: a program that loads rdrand.so in code, as the README's
+ * example does, and draws (tests/cli/test_pid.sh).  No configuration.
+ *   pid_code_load default  OSSL_PROVIDER_load(NULL, ...): the default
+ *                          library context seeded from it (--pid: live)
+ *   pid_code_load private  only into a library context of its own; the
+ *                          default one, which RAND_bytes and TLS use,
+ *                          seeded by the OS (--pid: not live)
+ * Prints "ready" and waits.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/provider.h>
+#include <openssl/rand.h>
+
+#include "rdrand_provider.h"
+
+int main(int argc, char **argv)
+{
+    unsigned char buf[32];
+    OSSL_LIB_CTX *ctx = NULL;
+
+    if (argc != 2
+        || (strcmp(argv[1], "default") != 0 && strcmp(argv[1], "private") != 0))
+        return 2;
+    if (strcmp(argv[1], "private") == 0
+        && (RAND_bytes(buf, sizeof(buf)) != 1
+            || (ctx = OSSL_LIB_CTX_new()) == NULL))
+        return 2;
+    if (OSSL_PROVIDER_load(ctx, RDRAND_PROVIDER_NAME) == NULL
+        || OSSL_PROVIDER_load(ctx, "default") == NULL
+        || !RAND_set_seed_source_type(ctx, RDRAND_ALGORITHM_NAME,
+                                      RDRAND_PROPERTY_QUERY)
+        || RAND_bytes_ex(ctx, buf, sizeof(buf), 0) != 1)
+        return 2;
+    puts("ready");
+    fflush(stdout);
+    pause();
+    return 0;
+}
