@@ -123,6 +123,27 @@ run -- "$RDRAND_BUILD_DIR/rdrand-check" --disable "$OUT/stock.cnf"
 check "  ... applied (--disable): exit 0" test "$status" -eq 0
 check "  ... and then prerm is quiet" quiet_for "$OUT/stock.cnf"
 
+# ---- the scan of /etc/ssl (here a directory of the test's) goes on
+# whatever OPENSSL_CONF names or whether OpenSSL's default file exists ----
+mkdir -p "$OUT/etcssl"
+f=$(conf scanned.cnf 'module = rdrand.so')
+mv "$f" "$OUT/etcssl/scanned.cnf"
+ln -s "$OUT/etcssl/scanned.cnf" "$OUT/etcssl/link.cnf"
+sed -e "s|/etc/ssl|$OUT/etcssl|g" -e "s|/usr/lib/ssl/openssl.cnf|$OUT/nonexistent/openssl.cnf|" \
+    "$OUT/prerm" >"$OUT/prerm-scan"
+for conf in /nonexistent.cnf -name relative.cnf ""; do
+    run "OPENSSL_CONF=$conf" -- sh "$OUT/prerm-scan" remove
+    cat "$OUT/stderr" >>"$OUT/stdout"
+    scanned() { [ "$status" -eq 0 ] && grep -qF "    $OUT/etcssl/scanned.cnf:" "$OUT/stdout"; }
+    check "scan, OPENSSL_CONF='$conf', no default file: exit 0, the scanned file named" scanned
+done
+rm "$OUT/etcssl/scanned.cnf"
+cp "$(conf target.cnf 'module = rdrand.so')" "$OUT/elsewhere/target.cnf"
+ln -sf "$OUT/elsewhere/target.cnf" "$OUT/etcssl/link.cnf"
+run -- sh "$OUT/prerm-scan" remove
+check "scan: a symlink under it to a file elsewhere is read" \
+    grep -qF "    $OUT/elsewhere/target.cnf:" "$OUT/stderr"
+
 # ---- other actions, and no tool ----
 f=$(conf up.cnf 'module = rdrand.so')
 prerm "$f" upgrade
