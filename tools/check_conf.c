@@ -176,12 +176,19 @@ static const CONF_VALUE *sect_find(STACK_OF(CONF_VALUE) * sect, const char *key,
     return found;
 }
 
-/* Provider sections: core_get_params matches keys case-sensitively. */
-static const char *sect_value(STACK_OF(CONF_VALUE) * sect, const char *key)
+/* The init section's entries run through module, in order (up to max). */
+static size_t module_entries(STACK_OF(CONF_VALUE) * init, const char *module,
+                             const char **v, size_t max)
 {
-    const CONF_VALUE *kv = sect_find(sect, key, 0);
+    size_t n = 0;
 
-    return kv != NULL ? kv->value : NULL;
+    for (int i = 0; i < sk_CONF_VALUE_num(init); i++) {
+        const CONF_VALUE *kv = sk_CONF_VALUE_value(init, i);
+
+        if (conf_names_module(kv->name, module) && n < max)
+            v[n++] = kv->value;
+    }
+    return n;
 }
 
 static const char *skip_dot(const char *name)
@@ -800,7 +807,8 @@ void check_config(struct check_report *r)
     CONF *conf = NCONF_new(NULL);
     struct conf_lines l;
     long eline = 0;
-    const char *init, *providers = NULL, *random = NULL;
+    const char *init, *providers = NULL, *random = NULL, *lists[8];
+    size_t nlists;
     STACK_OF(CONF_VALUE) * init_sect;
     size_t first = r->nproblems;
     int loaded;
@@ -836,7 +844,13 @@ void check_config(struct check_report *r)
         goto done;
     }
     check_duplicates(r, &l, init, 0);
-    if ((providers = sect_value(init_sect, "providers")) == NULL)
+    nlists = module_entries(init_sect, "providers", lists, 8);
+    providers = nlists > 0 ? lists[0] : NULL;
+    for (size_t i = 1; i < nlists; i++)
+        check_providers(r, conf, &l, lists[i]);
+    if (module_entries(init_sect, "random", &random, 1) == 0)
+        random = NULL;
+    if (providers == NULL)
         check_problem(
             r, SEV_MISCONFIGURED, section_line(&l, init), init, "providers",
             "no providers line: provider %s is not loaded from "
@@ -846,7 +860,7 @@ void check_config(struct check_report *r)
             enable_advice(r) ? "' adds it and checks the result" : "");
     else
         check_providers(r, conf, &l, providers);
-    if ((random = sect_value(init_sect, "random")) == NULL)
+    if (random == NULL)
         check_problem(r, SEV_MISCONFIGURED, section_line(&l, init), init,
                       "random",
                       "no random line: OpenSSL keeps its default seed "

@@ -650,6 +650,22 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
                       oc->first + 1, oc->value, oc->value);
     if (!plain_section(p, oc->value, w))
         return 0;
+    /* Only the plain names: an entry OpenSSL also takes for either. */
+    for (size_t i = 0; i < p->n; i++)
+        if (p->v[i].kind == K_KEY && strcmp(p->v[i].section, oc->value) == 0
+            && strcmp(p->v[i].key, "providers") != 0
+            && strcmp(p->v[i].key, "random") != 0
+            && (conf_names_module(p->v[i].key, "providers")
+                || conf_names_module(p->v[i].key, "random")))
+            return refuse(
+                w,
+                "line %zu: [%s] %s: OpenSSL reads this entry as a "
+                "%s line too; name it %s by hand first",
+                p->v[i].first + 1, oc->value, p->v[i].key,
+                conf_names_module(p->v[i].key, "random") ? "random"
+                                                         : "providers",
+                conf_names_module(p->v[i].key, "random") ? "random"
+                                                         : "providers");
 
     if (!read_key(p, oc->value, "providers", 0, &prov, w)
         || !read_key(p, oc->value, "random", 0, &rand, w))

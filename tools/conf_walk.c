@@ -395,6 +395,14 @@ static void include(struct walk *w, const char *arg, int pos)
     }
 }
 
+int conf_names_module(const char *entry, const char *module)
+{
+    const char *dot = strrchr(entry, '.');
+    size_t len = dot != NULL ? (size_t)(dot - entry) : strlen(entry);
+
+    return len > 0 && len <= strlen(module) && strncmp(entry, module, len) == 0;
+}
+
 int conf_line_continues(const char *s, size_t len)
 {
     return len > 0 && s[len - 1] == '\\' && (len < 2 || s[len - 2] != '\\');

@@ -75,6 +75,15 @@ void conf_strip_comment(char *s);
 int conf_line_continues(const char *s, size_t len);
 char *conf_key_equals(char *s, int dollarid);
 
+/*
+ * Does OpenSSL run the init-section entry named entry through the
+ * configuration module named module?  Its module_find takes the name up
+ * to the last '.' and the first built-in module whose name starts with
+ * that (strncmp): "providers.2" and even "prov" name providers (no other
+ * built-in module starts with 'p', or with 'r' for random).
+ */
+int conf_names_module(const char *entry, const char *module);
+
 /* The file (NULL for the file checked) and line of pos. */
 const char *conf_where(const struct conf_lines *l, int pos, int *line);
 

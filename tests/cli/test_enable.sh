@@ -323,6 +323,8 @@ cases() {
     rm -f "$f.link"
     printf 'openssl_conf = init\n.include /nonexistent.cnf\n[init]\n' >"$f"
     refused ".include" "$f" 4 'line 2: \.include'
+    printf 'openssl_conf = init\n[init]\nprov.x = p\n[p]\ndefault = d\n[d]\nactivate = 1\n' >"$f"
+    refused "prov.x (a providers line to OpenSSL)" "$f" 4 'line 3: \[init\] prov\.x: OpenSSL reads this entry as a providers line too'
     printf 'openssl_conf = init\nx::.include = /nonexistent.cnf\n[init]\n' >"$f"
     refused "x::.include (an include too)" "$f" 4 'line 2: \.include'
     printf 'openssl_conf = init\n[init]\nrandom = r\n[r]\nseed = JITTER\n' >"$f"

@@ -74,6 +74,15 @@ no module line~# the entry's name is the module's
 CASES
 # (the last: an entry named rdrand without module loads rdrand.so)
 
+# The providers module under another name of OpenSSL's matching (the
+# entry's name up to its last '.', a prefix of "providers").
+for entry in providers.2 prov.x prov; do
+    f=$(conf "entry-$entry.cnf" 'module = rdrand.so')
+    sed -i "s/^providers = prov\$/$entry = prov/" "$f"
+    check "init entry '$entry = prov': OpenSSL loads rdrand.so" loads "$f"
+    check "init entry '$entry = prov': prerm warns" warns_for "$f" "$f:11"
+done
+
 # Loaded through an include outside /etc/ssl, of a file not named .cnf.
 mkdir -p "$OUT/elsewhere"
 printf '[rdrand_sect]\nactivate = 1\nmodule = rdrand.so\n' >"$OUT/elsewhere/rdrand-part"
