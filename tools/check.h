@@ -3,6 +3,7 @@
 #ifndef RDRAND_CHECK_H
 #define RDRAND_CHECK_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -162,6 +163,17 @@ enum edit_exit {
 typedef int check_file_fn(const char *path, int print);
 
 int conf_edit(int enable, const char *file, check_file_fn *check_file);
+
+/* A path and a file name below it. */
+#define CHECK_PATH_LEN (PATH_MAX + 256)
+
+/*
+ * The backups --enable and --disable kept of path (an absolute path):
+ * its name, ".rdrand-check-backup-", a stamp and an optional -N, matched
+ * as text; up to max full paths into out, the number found.
+ */
+size_t conf_edit_backups(const char *path, char (*out)[CHECK_PATH_LEN],
+                         size_t max);
 
 /* Would --disable revert file: does it hold --enable's edit, intact? */
 int conf_edit_reverts(const char *file);

@@ -15,15 +15,16 @@
  */
 #define _GNU_SOURCE /* realpath's PATH_MAX buffer is not needed: NULL */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
@@ -43,6 +44,7 @@
     "--disable)"
 #define END "# END rdrand-provider"
 #define BACKUP_INFIX ".rdrand-check-backup-"
+#define MAX_BACKUPS 64
 /* An openssl.cnf is a few kB; anything this large is not one. */
 #define MAX_SIZE (4 << 20)
 
@@ -1102,25 +1104,83 @@ static int keep_xattrs(const char *from, const char *to, char *failed,
     return 1;
 }
 
-/* One backup per file: the older ones --enable kept go once a new one is. */
-static void drop_older_backups(const struct file *f, const char *kept)
+/*
+ * Is name (in path's directory) a backup --enable or --disable made of
+ * path: its base name, BACKUP_INFIX, a stamp YYYYMMDDTHHMMSSZ and an
+ * optional -N, nothing else?  Compared as text: a path with glob
+ * characters ([ab].cnf) names only itself.
+ */
+static int is_backup_of(const char *base, const char *name)
 {
-    char pattern[PATH_MAX + 64];
-    glob_t g;
+    size_t n = strlen(base), infix = strlen(BACKUP_INFIX);
+    const char *stamp = name + n + infix;
 
-    snprintf(pattern, sizeof(pattern), "%s" BACKUP_INFIX "*", f->path);
-    if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0)
-        for (size_t i = 0; i < g.gl_pathc; i++)
-            if (strcmp(g.gl_pathv[i], kept) != 0)
-                unlink(g.gl_pathv[i]);
-    globfree(&g);
+    if (strncmp(name, base, n) != 0
+        || strncmp(name + n, BACKUP_INFIX, infix) != 0 || strlen(stamp) < 16)
+        return 0;
+    for (int i = 0; i < 16; i++)
+        if (!(i == 8    ? stamp[i] == 'T'
+              : i == 15 ? stamp[i] == 'Z'
+                        : isdigit((unsigned char)stamp[i])))
+            return 0;
+    if (stamp[16] == '\0')
+        return 1;
+    return stamp[16] == '-' && stamp[17] != '\0'
+           && strspn(stamp + 17, "0123456789") == strlen(stamp + 17);
+}
+
+size_t conf_edit_backups(const char *path, char (*out)[CHECK_PATH_LEN],
+                         size_t max)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/'), *base;
+    struct dirent *e;
+    size_t n = 0;
+    DIR *d;
+
+    if (slash == NULL)
+        return 0;
+    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    base = slash + 1;
+    if ((d = opendir(dir[0] != '\0' ? dir : "/")) == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL && n < max)
+        if (is_backup_of(base, e->d_name))
+            snprintf(out[n++], sizeof(out[0]), "%s/%s", dir, e->d_name);
+    closedir(d);
+    return n;
+}
+
+/*
+ * The file locked against another --enable or --disable for the whole
+ * edit (flock on the file itself): the lock on the inode the path still
+ * names, retried when a rename replaced it meanwhile.  -1 if it cannot
+ * be opened (read_file says why).
+ */
+static int lock_file(const char *path)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        struct stat held, now;
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+        if (fd < 0)
+            return -1;
+        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &held) == 0
+            && stat(path, &now) == 0 && held.st_dev == now.st_dev
+            && held.st_ino == now.st_ino)
+            return fd;
+        close(fd);
+    }
+    return -1;
 }
 
 static int replace(const struct file *f, const char *buf, size_t size,
                    int enable)
 {
+    static char older[MAX_BACKUPS][CHECK_PATH_LEN];
     char tmp[PATH_MAX + 64], saved[PATH_MAX + 64];
     struct stat now;
+    size_t nolder;
     int code;
 
     if (!writable(f))
@@ -1170,6 +1230,8 @@ static int replace(const struct file *f, const char *buf, size_t size,
                 f->path);
         return EDIT_FAILED;
     }
+    /* The backups before this one: the ones this edit replaces. */
+    nolder = conf_edit_backups(f->path, older, MAX_BACKUPS);
     if (!backup(f, saved, sizeof(saved))) {
         fprintf(stderr,
                 "rdrand-check: cannot write the backup %s: %s; nothing "
@@ -1192,7 +1254,8 @@ static int replace(const struct file *f, const char *buf, size_t size,
                 "rdrand-check: warning: syncing the directory of %s: %s (the "
                 "new file is in place)\n",
                 f->path, strerror(errno));
-    drop_older_backups(f, saved);
+    for (size_t i = 0; i < nolder; i++)
+        unlink(older[i]);
     printf("%s %s; the previous file is kept as %s\n",
            enable ? "enabled:" : "disabled:", f->path, saved);
     return 0;
@@ -1362,10 +1425,13 @@ int conf_edit(int enable, const char *asked, check_file_fn *check)
     struct parsed p;
     struct why w;
     CONF *conf = NULL;
-    int code;
+    int code, lock;
 
     check_file = check;
+    lock = lock_file(asked);
     if (!read_file(&f, asked)) {
+        if (lock >= 0)
+            close(lock);
         free((char *)f.path);
         free(f.buf);
         return EDIT_FAILED;
@@ -1403,6 +1469,8 @@ int conf_edit(int enable, const char *asked, check_file_fn *check)
     NCONF_free(conf);
     free((char *)f.path);
     free(f.buf);
+    if (lock >= 0)
+        close(lock);
     return code;
 }
 

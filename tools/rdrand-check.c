@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <glob.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
@@ -1120,24 +1119,17 @@ static int is_default_config(const char *real)
 /* The newest backup --enable kept beside path, into buf; 0 if none. */
 static int backup_of(const char *path, char *buf, size_t len)
 {
-    char pattern[PATH_MAX + 64];
-    glob_t g;
-    int found;
+    static char found[64][CHECK_PATH_LEN];
+    size_t n = conf_edit_backups(path, found, 64), newest = 0;
+    struct stat a, b;
 
-    snprintf(pattern, sizeof(pattern), "%s.rdrand-check-backup-*", path);
-    found = glob(pattern, GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
-    if (found) {
-        size_t newest = 0;
-        struct stat a, b;
-
-        for (size_t i = 1; i < g.gl_pathc; i++)
-            if (stat(g.gl_pathv[i], &a) == 0
-                && stat(g.gl_pathv[newest], &b) == 0 && a.st_mtime > b.st_mtime)
-                newest = i;
-        snprintf(buf, len, "%s", g.gl_pathv[newest]);
-    }
-    globfree(&g);
-    return found;
+    for (size_t i = 1; i < n; i++)
+        if (stat(found[i], &a) == 0 && stat(found[newest], &b) == 0
+            && a.st_mtime > b.st_mtime)
+            newest = i;
+    if (n > 0)
+        snprintf(buf, len, "%s", found[newest]);
+    return n > 0;
 }
 
 /*

@@ -401,6 +401,27 @@ cases() {
     check "four edits, one backup" [ "$(backups "$OUT/bk.cnf")" -eq 1 ]
     check "  ... the file before the last edit" \
         same_as "$OUT/bk.enabled" "$(find "$OUT" -maxdepth 1 -name 'bk.cnf.rdrand-check-backup-*')"
+    # A name with glob characters names only itself: [ab].cnf's edit
+    # leaves a.cnf's backup alone.
+    cp "$min" "$OUT/a.cnf"
+    cp "$min" "$OUT/[ab].cnf"
+    run -- "$CHECK" --enable "$OUT/a.cnf"
+    run -- "$CHECK" --enable "$OUT/[ab].cnf"
+    check "[ab].cnf enabled after a.cnf: a.cnf's backup kept" [ "$(backups "$OUT/a.cnf")" -eq 1 ]
+    # Two edits at once: one at a time (a lock on the file), never a
+    # backup deleted by the other.
+    two_at_once() {
+        for _ in 1 2 3 4 5 6; do
+            cp "$min" "$OUT/race.cnf"
+            rm -f "$OUT"/race.cnf.rdrand-check-backup-*
+            "$CHECK" --enable "$OUT/race.cnf" >/dev/null 2>&1 &
+            "$CHECK" --enable "$OUT/race.cnf" >/dev/null 2>&1
+            wait $!
+            [ "$(backups "$OUT/race.cnf")" -eq 1 ] || return 1
+            grep -q "$MARK" "$OUT/race.cnf" || return 1
+        done
+    }
+    check "two --enable at once, six times: enabled, one backup each time" two_at_once
     check "four edits: the file is the original" same_as "$min" "$OUT/bk.cnf"
 
     # Usage.
