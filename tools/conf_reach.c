@@ -17,54 +17,83 @@
 
 #include "conf_reach.h"
 
-/* Can a user who is neither owner nor in the group read path?  "" if so. */
-static const char *closed_to_others(const char *path, char *real, size_t len,
+/*
+ * Can every user get to path's directory entries: each directory above
+ * it let others through (x)?  Both the path as written (a symlink in a
+ * closed directory is as closed) and the one it resolves to.  The first
+ * closed one into dir; 0 if none.
+ */
+static int closed_dir(const char *path, char *dir, size_t len)
+{
+    char walk[PATH_MAX], *slash;
+    struct stat st;
+
+    snprintf(walk, sizeof(walk), "%s", path);
+    for (slash = strrchr(walk, '/'); slash != NULL && slash > walk;
+         slash = strrchr(walk, '/')) {
+        *slash = '\0';
+        if (stat(walk, &st) == 0 && !(st.st_mode & S_IXOTH)) {
+            snprintf(dir, len, "%s", walk);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Can a user who is neither owner nor in the group read path (a file: r;
+ * an included directory: r and x, to list and open its files)?  "" if
+ * so, else what is closed ("file", "directory"); *st and at say which.
+ */
+static const char *closed_to_others(const char *path, char *at, size_t len,
                                     struct stat *st)
 {
-    char *resolved = realpath(path, NULL), *slash;
+    char *real = realpath(path, NULL);
+    const char *what = "";
 
-    if (resolved == NULL)
+    if (real == NULL)
         return ""; /* NCONF's own failure to open it is reported elsewhere */
-    snprintf(real, len, "%s", resolved);
-    free(resolved);
-    if (stat(real, st) == 0 && !(st->st_mode & S_IROTH))
-        return "file";
-    /* Every directory above it must let others through (x). */
-    for (slash = strrchr(real, '/'); slash != NULL && slash > real;
-         slash = strrchr(real, '/')) {
-        *slash = '\0';
-        if (stat(real, st) == 0 && !(st->st_mode & S_IXOTH))
-            return "directory";
+    if (stat(real, st) == 0
+        && (!(st->st_mode & S_IROTH)
+            || (S_ISDIR(st->st_mode) && !(st->st_mode & S_IXOTH)))) {
+        snprintf(at, len, "%s", real);
+        what = S_ISDIR(st->st_mode) ? "included directory" : "file";
+    } else if ((path[0] == '/' && closed_dir(path, at, len))
+               || closed_dir(real, at, len)) {
+        stat(at, st);
+        what = "directory";
     }
-    return "";
+    free(real);
+    return what;
 }
 
 void conf_reach_file(struct check_report *r, const char *path, int pos)
 {
-    char real[PATH_MAX];
+    char at[PATH_MAX];
     struct stat st;
-    const char *what = closed_to_others(path, real, sizeof(real), &st);
+    const char *what = closed_to_others(path, at, sizeof(at), &st);
+    int above = strcmp(what, "directory") == 0;
 
     if (what[0] == '\0')
         return;
     /*
-     * A closed directory is a warning only: a checkout under /root (the
-     * README's demo, a CI clone) is checked from there and never read by
-     * a service; a file's own mode is the operator's, and a finding.
+     * A closed directory above the file checked is a warning only: a
+     * checkout under /root (the README's demo, a CI clone) is checked
+     * from there and read by no service.  Above an include, and any
+     * file's or included directory's own mode, a finding.
      */
     check_problem(
-        r, strcmp(what, "directory") == 0 ? SEV_WARNING : SEV_MISCONFIGURED,
-        pos, NULL, pos > 0 ? ".include" : NULL,
+        r, above && pos == 0 ? SEV_WARNING : SEV_MISCONFIGURED, pos, NULL,
+        pos > 0 ? ".include" : NULL,
         "%s%s%s is not readable by every user (%s mode %04o, owner uid %u, "
         "group gid %u): a service running as another user cannot open it "
         "and %s, seeded from the OS without a word, while this check (uid "
         "%u) reads it; make it readable (chmod o+r%s)",
-        path, strcmp(what, "directory") == 0 ? ": its directory " : "",
-        strcmp(what, "directory") == 0 ? real : "", what,
+        path, above ? ": its directory " : "", above ? at : "", what,
         (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
         (unsigned)st.st_gid,
         pos > 0 ? "OpenSSL skips it there" : "runs with no configuration",
-        (unsigned)geteuid(), strcmp(what, "directory") == 0 ? "x" : "");
+        (unsigned)geteuid(), above || S_ISDIR(st.st_mode) ? "x" : "");
 }
 
 /*

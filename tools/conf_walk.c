@@ -385,10 +385,13 @@ static void include(struct walk *w, const char *arg, int pos)
              "OpenSSL skips it without a word (recursive directory "
              "include)",
              path, w->dirpath);
-    } else if ((w->dir = opendir(path)) == NULL) {
-        warn(w, pos, "directory %s cannot be read: %s: OpenSSL skips it", path,
-             strerror(errno));
     } else {
+        conf_reach_file(w->r, path, pos); /* every user can list it? */
+        if ((w->dir = opendir(path)) == NULL) {
+            warn(w, pos, "directory %s cannot be read: %s: OpenSSL skips it",
+                 path, strerror(errno));
+            return;
+        }
         memcpy(w->dirpath, path, sizeof(path));
         w->dirpos = pos;
         next_in_dir(w);

@@ -777,6 +777,26 @@ sim -- "$CHECK" -c "$OUT/closed/c.cnf" --provider $SIM
 check "the same directory opened (0755): no such warning" \
     stdout_lacks "is not readable by every user"
 
+# A symlink in a closed directory is as closed (the path as written),
+# and an included directory must be listable (r and x) by every user.
+mkdir -p "$OUT/closed2" "$OUT/open" "$OUT/d711"
+printf 'conditioning = reduce512\n' >"$OUT/open/part.cnf"
+ln -sf "$OUT/open/part.cnf" "$OUT/closed2/link.cnf"
+chmod 0700 "$OUT/closed2"
+make_variant "s|^conditioning = none\$|&\n.include $OUT/closed2/link.cnf|"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "include through a symlink in a 0700 directory: exit 2" exited_with 2
+check "  ... names that directory" \
+    stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/closed2/link.cnf"): \.include: $OUT/closed2/link\.cnf: its directory $OUT/closed2 is not readable by every user"
+cp "$OUT/open/part.cnf" "$OUT/d711/part.cnf"
+chmod 0711 "$OUT/d711"
+make_variant "s|^conditioning = none\$|&\n.include $OUT/d711|"
+sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+check "included directory of mode 0711 (others cannot list it): exit 2" exited_with 2
+check "  ... says so" \
+    stdout_has "$OUT/d711 is not readable by every user \(included directory mode 0711"
+chmod 0755 "$OUT/closed2" "$OUT/d711"
+
 # A value from each process's environment: a service without HOME fails
 # to load the whole file (NCONF: "variable has no value").
 make_variant 's|^openssl_conf = openssl_init$|&\nrandfile = $ENV::HOME/.rnd|'
