@@ -69,6 +69,7 @@ struct check_report {
         char file[1024]; /* "" for the file checked */
         int line;
         char section[64];
+        int active; /* activated here (else configured only) */
     } loads[CHECK_MAX_LOADS];
     size_t nloads;
 };

@@ -454,7 +454,7 @@ static void instance_names(struct check_report *r, const char *name,
 
 /* Where an instance's module is named, for --loads. */
 static void record_load(struct check_report *r, const struct conf_lines *l,
-                        const char *sect_name, int has_module)
+                        const char *sect_name, int has_module, int active)
 {
     struct check_load *at;
     const char *file;
@@ -469,6 +469,7 @@ static void record_load(struct check_report *r, const struct conf_lines *l,
                       &line);
     snprintf(at->file, sizeof(at->file), "%s", file != NULL ? file : "");
     at->line = line;
+    at->active = active;
     snprintf(at->section, sizeof(at->section), "%s", sect_name);
 }
 
@@ -510,7 +511,8 @@ static void check_providers(struct check_report *r, const CONF *conf,
                 && is_instance(r, name, prov_value(sect, "module")))) {
             found = 1;
             record_load(r, l, kv->value,
-                        sect != NULL && prov_value(sect, "module") != NULL);
+                        sect != NULL && prov_value(sect, "module") != NULL,
+                        activate_value(r, act) == 1);
             check_provider_section(r, conf, l, kv->value, name);
             if (activate_value(r, act) == 1 && active++ == 0) {
                 first = kv->value;

@@ -1090,12 +1090,36 @@ static void put_shell_word(FILE *out, const char *s)
     for (; *s != '\0'; s++) {
         if (*s == '\'')
             fputs("'\\''", out);
-        else if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            fprintf(out, "\\x%02x", (unsigned char)*s); /* shown, not run */
         else
             fputc(*s, out);
     }
     fputc('\'', out);
+}
+
+/*
+ * advice, then a and b as shell words; for a name with a control byte,
+ * which no pasted line carries as it is, "by hand" instead.
+ */
+static void put_command(const char *advice, const char *a, const char *b)
+{
+    const char *c;
+
+    for (c = a; *c != '\0' && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
+        ;
+    if (*c == '\0' && b != NULL)
+        for (c = b; *c != '\0' && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
+            ;
+    if (*c != '\0') {
+        printf("%s(a name with a control character: do it by hand)\n", advice);
+        return;
+    }
+    fputs(advice, stdout);
+    put_shell_word(stdout, a);
+    if (b != NULL) {
+        fputc(' ', stdout);
+        put_shell_word(stdout, b);
+    }
+    fputc('\n', stdout);
 }
 
 /*
@@ -1171,7 +1195,12 @@ static int check_loads(char **files, int n, const char *provider)
                           r.loads[k].file[0] != '\0' ? r.loads[k].file : real);
             printf(":%d: [", r.loads[k].line);
             put_text_safe(stdout, r.loads[k].section);
-            printf("] loads %s.so", r.property);
+            printf("] %s %s.so%s", r.loads[k].active ? "loads" : "configures",
+                   r.property,
+                   r.loads[k].active ? ""
+                                     : " (not activated on this OpenSSL: an "
+                                       "application may still load it by "
+                                       "name)");
             if (r.loads[k].file[0] != '\0') {
                 fputs(" (included from ", stdout);
                 put_text_safe(stdout, real);
@@ -1185,30 +1214,21 @@ static int check_loads(char **files, int n, const char *provider)
         }
         any = 1;
         if (conf_edit_reverts(real)) {
-            fputs("      revert: rdrand-check --disable ", stdout);
-            put_shell_word(stdout, real);
-            fputc('\n', stdout);
+            put_command("      revert: rdrand-check --disable ", real, NULL);
         } else if (is_default_config(real)) {
             fputs("      not --enable's edit: remove those lines by hand, and "
                   "what refers to their sections\n",
                   stdout);
         } else {
-            fputs("      not --enable's edit: remove those lines by hand, or "
-                  "delete the file if it is a copy made for rdrand (as the "
-                  "README's quick start makes): rm ",
-                  stdout);
-            put_shell_word(stdout, real);
-            fputc('\n', stdout);
+            put_command("      not --enable's edit: remove those lines by "
+                        "hand, or delete the file if it is a copy made for "
+                        "rdrand (as the README's quick start makes): rm ",
+                        real, NULL);
         }
-        if (backup_of(real, backup, sizeof(backup))) {
-            fputs("      without rdrand-check, restore --enable's backup: "
-                  "cp -p ",
-                  stdout);
-            put_shell_word(stdout, backup);
-            fputc(' ', stdout);
-            put_shell_word(stdout, real);
-            fputc('\n', stdout);
-        }
+        if (backup_of(real, backup, sizeof(backup)))
+            put_command("      without rdrand-check, restore --enable's "
+                        "backup: cp -p ",
+                        backup, real);
         free(real);
     }
     return any;

@@ -118,6 +118,24 @@ for name in 'site|local.cnf' 'a&b.cnf' "it's here.cnf"; do
     check "named $name: after the advice, prerm is quiet" quiet_for "$f"
 done
 
+# A name with a newline: named (escaped), no command to paste.
+f=$(conf "$(printf 'nl\nname.cnf')" 'module = rdrand.so')
+prerm "$f" remove
+check "a name with a newline: no command to paste, said why" \
+    grep -q 'a name with a control character: do it by hand' "$OUT/stdout"
+rm -f "$f"
+# Configured but not activated: OpenSSL does not load it at start.
+f=$(conf inactive.cnf 'module = rdrand.so')
+sed -i 's/^activate = 1$/activate = 0/' "$f"
+# (3.3 and later do not load it; 3.0-3.2 load it whatever the value.)
+prerm "$f" remove
+if grep -qx '  rdrand' <(OPENSSL_CONF=$f "$OPENSSL_BIN" list -providers 2>/dev/null); then
+    check "activate = 0, this OpenSSL loads it: reported as loading" grep -q '\] loads rdrand\.so' "$OUT/stdout"
+else
+    check "activate = 0, this OpenSSL does not: reported as configured, not activated" \
+        grep -q '\] configures rdrand\.so (not activated' "$OUT/stdout"
+fi
+
 # ---- a file --enable edited: the advice is --disable, and it works ----
 printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\ndefault = dflt\n[dflt]\nactivate = 1\n' >"$OUT/stock.cnf"
 run -- "$RDRAND_BUILD_DIR/rdrand-check" --enable "$OUT/stock.cnf"
