@@ -556,8 +556,9 @@ static const char *verdict_text(uint64_t v)
     return RDRAND_STATUS_VERDICT_TRIPS(v) > 0 ? "intermittent" : "ok";
 }
 
-size_t check_pid_report(struct check_pid *p, struct check_report *r,
-                        struct check_value *params, size_t max, int *live)
+/* The block as the provider's parameters (its names and types). */
+static size_t block_params(struct check_pid *p, const char *state,
+                           struct check_value *params, size_t max)
 {
     static const struct {
         const char *key;
@@ -579,13 +580,6 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
     };
     const struct rdrand_status *b = &p->block;
     uint64_t v = b->verdict, trips = RDRAND_STATUS_VERDICT_TRIPS(v);
-    uint64_t seeds = check_pid_counter(b, RDRAND_STATUS_SEED_REQUESTS);
-    uint64_t seed_failures = check_pid_counter(b, RDRAND_STATUS_SEED_FAILURES);
-    uint64_t default_seeds =
-        check_pid_counter(b, RDRAND_STATUS_DEFAULT_SEED_REQUESTS);
-    uint64_t rdrand_failures =
-        check_pid_counter(b, RDRAND_STATUS_RDRAND_FAILURES);
-    const char *state = health_state(p);
     int usable = strcmp(state, "ok") == 0;
     size_t n = 0;
 
@@ -619,6 +613,22 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
     add_u(params, max, &n, RDRAND_PARAM_HEALTH_TRIPS, trips);
     add_i(params, max, &n, RDRAND_PARAM_COCO_ENFORCED,
           (v & RDRAND_STATUS_VERDICT_ENFORCED) != 0);
+
+    return n;
+}
+
+/* What the block says is wrong, as problems in r. */
+static void block_problems(const struct check_pid *p, const char *state,
+                           struct check_report *r)
+{
+    const struct rdrand_status *b = &p->block;
+    uint64_t v = b->verdict, trips = RDRAND_STATUS_VERDICT_TRIPS(v);
+    uint64_t seeds = check_pid_counter(b, RDRAND_STATUS_SEED_REQUESTS);
+    uint64_t seed_failures = check_pid_counter(b, RDRAND_STATUS_SEED_FAILURES);
+    uint64_t default_seeds =
+        check_pid_counter(b, RDRAND_STATUS_DEFAULT_SEED_REQUESTS);
+    uint64_t rdrand_failures =
+        check_pid_counter(b, RDRAND_STATUS_RDRAND_FAILURES);
 
     if (p->deleted)
         check_problem(r, SEV_WARNING, 0, NULL, NULL,
@@ -697,6 +707,21 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
                       "default library context now: its seeds came from "
                       "one since unloaded, and come from elsewhere now",
                       r->pid);
+}
+
+size_t check_pid_report(struct check_pid *p, struct check_report *r,
+                        struct check_value *params, size_t max, int *live)
+{
+    const struct rdrand_status *b = &p->block;
+    uint64_t v = b->verdict, trips = RDRAND_STATUS_VERDICT_TRIPS(v);
+    uint64_t seed_failures = check_pid_counter(b, RDRAND_STATUS_SEED_FAILURES);
+    uint64_t default_seeds =
+        check_pid_counter(b, RDRAND_STATUS_DEFAULT_SEED_REQUESTS);
+    const char *state = health_state(p);
+    int usable = strcmp(state, "ok") == 0;
+    size_t n = block_params(p, state, params, max);
+
+    block_problems(p, state, r);
     *live = default_seeds > 0 && b->live_default_instances > 0
             && seed_failures == 0 && usable
             && !(v & RDRAND_STATUS_VERDICT_PERMANENT) && trips == 0;

@@ -606,6 +606,30 @@ static int names_section(const struct parsed *p, const CONF *conf,
     return plain_section(p, key->value, w);
 }
 
+/*
+ * The init section names the providers and random modules only as
+ * "providers" and "random": an entry OpenSSL also runs through either
+ * (conf_names_module: "prov.x") would be a second list beside the one
+ * --enable edits.  0 (refused, why in w) if there is one.
+ */
+static int plain_module_names(const struct parsed *p, const char *init,
+                              struct why *w)
+{
+    static const char *const modules[] = {"providers", "random"};
+
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t m = 0; m < 2; m++)
+            if (p->v[i].kind == K_KEY && strcmp(p->v[i].section, init) == 0
+                && strcmp(p->v[i].key, modules[m]) != 0
+                && conf_names_module(p->v[i].key, modules[m]))
+                return refuse(w,
+                              "line %zu: [%s] %s: OpenSSL reads this entry "
+                              "as a %s line too; name it %s by hand first",
+                              p->v[i].first + 1, init, p->v[i].key, modules[m],
+                              modules[m]);
+    return 1;
+}
+
 static int plan_enable(const struct parsed *p, const CONF *conf,
                        struct plan *pl, struct why *w)
 {
@@ -652,22 +676,8 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
                       oc->first + 1, oc->value, oc->value);
     if (!plain_section(p, oc->value, w))
         return 0;
-    /* Only the plain names: an entry OpenSSL also takes for either. */
-    for (size_t i = 0; i < p->n; i++)
-        if (p->v[i].kind == K_KEY && strcmp(p->v[i].section, oc->value) == 0
-            && strcmp(p->v[i].key, "providers") != 0
-            && strcmp(p->v[i].key, "random") != 0
-            && (conf_names_module(p->v[i].key, "providers")
-                || conf_names_module(p->v[i].key, "random")))
-            return refuse(
-                w,
-                "line %zu: [%s] %s: OpenSSL reads this entry as a "
-                "%s line too; name it %s by hand first",
-                p->v[i].first + 1, oc->value, p->v[i].key,
-                conf_names_module(p->v[i].key, "random") ? "random"
-                                                         : "providers",
-                conf_names_module(p->v[i].key, "random") ? "random"
-                                                         : "providers");
+    if (!plain_module_names(p, oc->value, w))
+        return 0;
 
     if (!read_key(p, oc->value, "providers", 0, &prov, w)
         || !read_key(p, oc->value, "random", 0, &rand, w))

@@ -1288,7 +1288,79 @@ static int version(void)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+    enum format format;
+    const char *config, *output, *edit_file;
+    const char *modules[PID_MAX_TRUSTED];
+    size_t nmodules;
+    long more;
+    int edit, provider_given, loads;
+};
+
+/* One option into a: 0, or the exit status (usage, help, version). */
+static int take_option(int opt, struct args *a, struct check_report *r,
+                       const char *argv0)
+{
+    char *end;
+
+    switch (opt) {
+    case 'c':
+        a->config = optarg;
+        return 0;
+    case 'n':
+        a->more = strtol(optarg, &end, 10);
+        /* Digits only: strtol would also take " 5" and "+5". */
+        return isdigit((unsigned char)*optarg) && *end == '\0' && a->more >= 0
+                       && a->more <= 1000
+                   ? 0
+                   : usage(stderr, argv0);
+    case 'p':
+        r->provider = optarg;
+        a->provider_given = 1;
+        return 0;
+    case 'j':
+    case 'P':
+        if (a->format != TEXT)
+            return usage(stderr, argv0);
+        a->format = opt == 'j' ? JSON : PROMETHEUS;
+        return 0;
+    case 'o':
+        a->output = optarg;
+        return 0;
+    case 'h':
+        return usage(stdout, argv0) == 0 ? -1 : CHECK_USAGE;
+    case 'V':
+        return version() == 0 ? -1 : CHECK_USAGE;
+    case 'E':
+    case 'D':
+        if (a->edit != 0)
+            return usage(stderr, argv0);
+        a->edit = opt;
+        a->edit_file = optarg;
+        return 0;
+    case 'L':
+        a->loads = 1;
+        return 0;
+    case 'M':
+        if (a->nmodules == PID_MAX_TRUSTED)
+            return usage(stderr, argv0);
+        a->modules[a->nmodules++] = optarg;
+        return 0;
+    case 'I':
+        r->pid = strtol(optarg, &end, 10);
+        return isdigit((unsigned char)*optarg) && *end == '\0' && r->pid > 0
+                       && r->pid == (pid_t)r->pid
+                   ? 0
+                   : usage(stderr, argv0);
+    default:
+        return usage(stderr, argv0);
+    }
+}
+
+/* The command line into a and r: 0, else the exit status (-1: 0, done). */
+static int parse_args(int argc, char **argv, struct args *a,
+                      struct check_report *r)
 {
     static const struct option options[] = {
         {"config", required_argument, NULL, 'c'},
@@ -1304,111 +1376,96 @@ int main(int argc, char **argv)
         {"module", required_argument, NULL, 'M'},
         {"loads", no_argument, NULL, 'L'},
         {NULL, 0, NULL, 0}};
-    static struct check_report r;
-    static struct dynamic d;
+    int opt, code;
+
+    while ((opt = getopt_long(argc, argv, "c:n:p:o:h", options, NULL)) != -1)
+        if ((code = take_option(opt, a, r, argv[0])) != 0)
+            return code;
+    /* --enable FILE as well as --enable=FILE */
+    if (a->edit != 0 && a->edit_file == NULL && optind + 1 == argc)
+        a->edit_file = argv[optind++];
+    /* --loads: files; --pid: a process, read as it runs (nothing of this
+     * one's to choose); --enable, --disable: one file, text. */
+    if ((a->loads
+         && (optind == argc || a->edit != 0 || r->pid != 0 || a->config != NULL
+             || a->format != TEXT || a->output != NULL || a->more != 0
+             || a->nmodules != 0))
+        || (!a->loads && optind != argc)
+        || (a->edit != 0
+            && (a->format != TEXT || a->output != NULL || a->more != 0
+                || a->provider_given))
+        || (r->pid != 0 && (a->config != NULL || a->more != 0 || a->edit != 0))
+        || (r->pid == 0 && a->nmodules != 0))
+        return usage(stderr, argv[0]);
+    return 0;
+}
+
+/*
+ * --pid: the process's report into r and d; its exit status, or -1 when
+ * it cannot be read.  An earlier run's metrics would go on saying "live"
+ * for a process that is gone: they are removed, so that their absence is
+ * what the collector sees.
+ */
+static int run_pid(struct check_report *r, struct dynamic *d,
+                   const struct args *a)
+{
     static struct check_pid process;
-    enum format format = TEXT;
-    const char *config = NULL, *output = NULL, *edit_file = NULL;
-    char *default_conf = NULL, *real = NULL, *end, tmp[4096];
-    long more = 0;
-    int opt, code, reported = 0, edit = 0, provider_given = 0;
-    const char *modules[PID_MAX_TRUSTED];
-    size_t nmodules = 0;
-    int loads = 0;
+    int code = check_process(r, d, &process, a->modules, a->nmodules);
+
+    if (code < 0 && a->output != NULL && unlink(a->output) == 0)
+        fprintf(stderr,
+                "rdrand-check: removed %s: it described process %ld, which "
+                "cannot be read now\n",
+                a->output, r->pid);
+    return code;
+}
+
+/* The report, to stdout or atomically to a->output: code, or usage. */
+static int write_report(const struct check_report *r, const struct dynamic *d,
+                        const struct args *a, int code)
+{
+    char tmp[4096];
     FILE *out = stdout;
 
+    if (a->output != NULL
+        && (out = open_output(a->output, tmp, sizeof(tmp))) == NULL)
+        return CHECK_USAGE;
+    if (a->format == JSON)
+        put_json(out, r, d, code);
+    else if (a->format == PROMETHEUS)
+        put_prometheus(out, r, d, code);
+    else
+        put_text(out, r, d, code);
+    if (a->output != NULL
+        && (fflush(out) != 0 || fsync(fileno(out)) != 0 || fclose(out) != 0
+            || rename(tmp, a->output) != 0 || !sync_dir(a->output))) {
+        perror(a->output);
+        unlink(tmp);
+        return CHECK_USAGE;
+    }
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    static struct check_report r;
+    static struct dynamic d;
+    struct args a = {.format = TEXT};
+    const char *config;
+    char *default_conf = NULL, *real = NULL;
+    int code, reported = 0;
+
     r.provider = RDRAND_PROVIDER_NAME;
-    while ((opt = getopt_long(argc, argv, "c:n:p:o:h", options, NULL)) != -1) {
-        switch (opt) {
-        case 'c':
-            config = optarg;
-            break;
-        case 'n':
-            more = strtol(optarg, &end, 10);
-            /* Digits only: strtol would also take " 5" and "+5". */
-            if (!isdigit((unsigned char)*optarg) || *end != '\0' || more < 0
-                || more > 1000)
-                return usage(stderr, argv[0]);
-            break;
-        case 'p':
-            r.provider = optarg;
-            provider_given = 1;
-            break;
-        case 'j':
-        case 'P':
-            if (format != TEXT)
-                return usage(stderr, argv[0]);
-            format = opt == 'j' ? JSON : PROMETHEUS;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'h':
-            return usage(stdout, argv[0]);
-        case 'V':
-            return version();
-        case 'E':
-        case 'D':
-            if (edit != 0)
-                return usage(stderr, argv[0]);
-            edit = opt;
-            edit_file = optarg;
-            break;
-        case 'L':
-            loads = 1;
-            break;
-        case 'M':
-            if (nmodules == PID_MAX_TRUSTED)
-                return usage(stderr, argv[0]);
-            modules[nmodules++] = optarg;
-            break;
-        case 'I':
-            r.pid = strtol(optarg, &end, 10);
-            if (!isdigit((unsigned char)*optarg) || *end != '\0' || r.pid <= 0
-                || r.pid != (pid_t)r.pid)
-                return usage(stderr, argv[0]);
-            break;
-        default:
-            return usage(stderr, argv[0]);
-        }
-    }
-    if (loads) {
-        if (optind == argc || edit != 0 || r.pid != 0 || config != NULL
-            || format != TEXT || output != NULL || more != 0 || nmodules != 0)
-            return usage(stderr, argv[0]);
+    if ((code = parse_args(argc, argv, &a, &r)) != 0)
+        return code < 0 ? 0 : code;
+    if (a.loads)
         return check_loads(argv + optind, argc - optind, r.provider);
-    }
-    /* --enable FILE as well as --enable=FILE */
-    if (edit != 0 && edit_file == NULL && optind + 1 == argc)
-        edit_file = argv[optind++];
-    if (optind != argc
-        || (edit != 0
-            && (format != TEXT || output != NULL || more != 0
-                || provider_given)))
-        return usage(stderr, argv[0]);
-    /* A process is read as it runs: nothing of this one's to choose. */
-    if ((r.pid != 0 && (config != NULL || more != 0 || edit != 0))
-        || (r.pid == 0 && nmodules != 0))
-        return usage(stderr, argv[0]);
     r.openssl_version = OpenSSL_version_num();
-    if (r.pid != 0) {
-        if ((code = check_process(&r, &d, &process, modules, nmodules)) < 0) {
-            /*
-             * An earlier run's metrics would go on saying "live" for a
-             * process that is gone: remove them, so that their absence
-             * is what the collector sees.
-             */
-            if (output != NULL && unlink(output) == 0)
-                fprintf(stderr,
-                        "rdrand-check: removed %s: it described process "
-                        "%ld, which cannot be read now\n",
-                        output, r.pid);
-            return CHECK_UNREADABLE;
-        }
-        goto report;
-    }
-    if (edit != 0 && edit_file != NULL)
-        config = edit_file;
+    if (r.pid != 0)
+        return (code = run_pid(&r, &d, &a)) < 0
+                   ? CHECK_UNREADABLE
+                   : write_report(&r, &d, &a, code);
+    config = a.edit != 0 && a.edit_file != NULL ? a.edit_file : a.config;
     if (config == NULL)
         config = getenv("OPENSSL_CONF");
     if (config == NULL)
@@ -1420,39 +1477,15 @@ int main(int argc, char **argv)
     r.config = config;
     /* The file the operator edits: /etc/ssl/openssl.cnf, not the link. */
     r.shown = (real = realpath(config, NULL)) != NULL ? real : config;
-    if (edit != 0) {
-        code = conf_edit(edit == 'E', config, check_file_in_child);
-        OPENSSL_free(default_conf);
-        free(real);
-        return code;
-    }
-
+    if (a.edit != 0)
+        code = conf_edit(a.edit == 'E', config, check_file_in_child);
     /* A child that aborts (on_coco_failure = abort) still gets a report. */
-    if ((code = run_in_child(&r, &reported)) < 0) {
-        check_in_process(&r, &d, config, more);
-        code = verdict(&r);
-    } else if (reported) {
-        OPENSSL_free(default_conf);
-        free(real);
-        return code; /* the child's report and status */
-    }
-
-report:
-    if (output != NULL && (out = open_output(output, tmp, sizeof(tmp))) == NULL)
-        return CHECK_USAGE;
-    if (format == JSON)
-        put_json(out, &r, &d, code);
-    else if (format == PROMETHEUS)
-        put_prometheus(out, &r, &d, code);
-    else
-        put_text(out, &r, &d, code);
-    if (output != NULL
-        && (fflush(out) != 0 || fsync(fileno(out)) != 0 || fclose(out) != 0
-            || rename(tmp, output) != 0 || !sync_dir(output))) {
-        perror(output);
-        unlink(tmp);
-        code = CHECK_USAGE;
-    }
+    else if ((code = run_in_child(&r, &reported)) < 0) {
+        check_in_process(&r, &d, config, a.more);
+        code = write_report(&r, &d, &a, verdict(&r));
+    } else if (!reported)
+        code = write_report(&r, &d, &a, code);
+    /* else: the child's report and status */
     OPENSSL_free(default_conf);
     free(real);
     return code;

@@ -55,6 +55,18 @@ param() { # param NAME: its value in the last text report
 param_is() { [ "$(param "$1")" = "$2" ]; }
 at_least() { [ "$(param "$1")" -ge "$2" ] 2>/dev/null; }
 
+# hold_py NAME SCRIPT ARGS...: python3 runs SCRIPT with the ready file as
+# its first argument, in the background (held=its pid), until it says
+# ready; SCRIPT writes that file, then sleeps.
+hold_py() {
+    local ready=$OUT/ready.$1 script=$2
+    shift 2
+    "$PY" -c "$script" "$ready" "$@" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+
 # A python3 process that loads FILES... with ctypes and waits.
 hold_python() {
     local ready=$OUT/ready.$RANDOM
@@ -340,17 +352,13 @@ check "hand-mapped module: says it is not mapped as the loader maps it" \
 # A seeded process that also maps the module file again (an mmap of its
 # own, at a lower address): the loaded module is still the one read.
 hold_seeded_mmap() {
-    local ready=$OUT/ready.mmap
-    OPENSSL_CONF=$CONF/rdrand.cnf "$PY" -c 'import ctypes, mmap, os, sys, time
+    OPENSSL_CONF=$CONF/rdrand.cnf hold_py mmap 'import ctypes, mmap, os, sys, time
 crypto = ctypes.CDLL("libcrypto.so.3")
 buf = ctypes.create_string_buffer(16)
 assert crypto.RAND_bytes(buf, 16) == 1
 m = mmap.mmap(os.open(sys.argv[2], os.O_RDONLY), 0, prot=mmap.PROT_READ)
 open(sys.argv[1], "w").write("ready")
-time.sleep(60)' "$ready" "$REAL_MODULES/rdrand.so" &
-    held=$!
-    children+=("$held")
-    wait_file "$ready"
+time.sleep(60)' "$REAL_MODULES/rdrand.so"
 }
 if [ -n "${PKG_CONFIG_PATH-}" ]; then
     echo "skip - seeded process with an extra mmap: python's libcrypto is not the one under test"
@@ -377,14 +385,10 @@ with open(sys.argv[1], "wb") as f:
     f.truncate(size + 8192)
 PYEOF
 hold_bomb() {
-    local ready=$OUT/ready.bomb
-    "$PY" -c 'import mmap, os, sys, time
+    hold_py bomb 'import mmap, os, sys, time
 m = mmap.mmap(os.open(sys.argv[2], os.O_RDONLY), 4096, prot=mmap.PROT_READ)
 open(sys.argv[1], "w").write("ready")
-time.sleep(60)' "$ready" "$OUT/bomb.so" &
-    held=$!
-    children+=("$held")
-    wait_file "$ready"
+time.sleep(60)' "$OUT/bomb.so"
 }
 check "a process mapping a file of 4,096 64 MiB symbol tables starts" hold_bomb
 run -- timeout 20 "$CHECK" --pid "$held"
@@ -465,14 +469,10 @@ check "long maps line: module-path is the whole path" \
 # A process name that would steer root's terminal or print a verdict
 # line of its own: escaped in text, a plain string in JSON.
 hold_named() {
-    local ready=$OUT/ready.named
-    "$PY" -c 'import ctypes, sys, time
+    hold_py named 'import ctypes, sys, time
 ctypes.CDLL(None).prctl(15, b"\x1b[2J\nverdict: 0", 0, 0, 0)
 open(sys.argv[1], "w").write("ready")
-time.sleep(60)' "$ready" &
-    held=$!
-    children+=("$held")
-    wait_file "$ready"
+time.sleep(60)'
 }
 check "a process named with an escape and a newline starts" hold_named
 pid_check "$held"
