@@ -396,11 +396,14 @@ check "symbol-table bomb: answered (not loaded, exit 2), not stalled" exited 2
 
 # The module loaded only into a library context of the program's own,
 # its default context (RAND_bytes, TLS) seeded by the OS: not "seeded".
-OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_code_load" private >"$OUT/ready.private" &
-held=$!
-children+=("$held")
+hold_code_load() { # MODE: pid_code_load MODE, no configuration
+    OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_code_load" "$1" >"$OUT/ready.$1" &
+    held=$!
+    children+=("$held")
+    wait_file "$OUT/ready.$1"
+}
 check "a program seeding only a private library context from rdrand.so starts" \
-    wait_file "$OUT/ready.private"
+    hold_code_load private
 pid_check "$held"
 check "private context only: exit 2, not live" exited 2
 check "  ... it served seeds there" at_least seed-requests 1
@@ -411,11 +414,8 @@ check "  ... and says so" \
 
 # The README's in-code load, OSSL_PROVIDER_load(NULL, ...): the default
 # library context (the core keeps the NULL it was given) is seeded by it.
-OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_code_load" default >"$OUT/ready.code" &
-held=$!
-children+=("$held")
 check "a program loading rdrand.so in code into the default context starts" \
-    wait_file "$OUT/ready.code"
+    hold_code_load default
 pid_check "$held"
 check "in-code load, NULL library context: exit 0, live" exited 0
 check "  ... its default context seeded" at_least default-context-seed-requests 1
