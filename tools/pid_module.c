@@ -50,11 +50,12 @@
 
 struct segment {
     uint64_t vaddr, memsz, offset;
-    int writable;
+    int writable, executable;
 };
 
 struct region {
     uint64_t start, end, offset;
+    int executable; /* maps says x */
     dev_t dev;
     ino_t ino;
 };
@@ -200,7 +201,8 @@ static int file_segments(int fd, uint64_t size, struct segment *seg,
         if (*nseg == MAX_SEGMENTS)
             return 0;
         seg[(*nseg)++] = (struct segment){ph.p_vaddr, ph.p_memsz, ph.p_offset,
-                                          (ph.p_flags & PF_W) != 0};
+                                          (ph.p_flags & PF_W) != 0,
+                                          (ph.p_flags & PF_X) != 0};
     }
     /* The first maps at the lowest address, from offset 0 (ld.so's rule). */
     return *nseg > 0 && seg[0].offset == 0;
@@ -298,8 +300,10 @@ static int loaded_at(const struct region *r, size_t n,
         uint64_t at = base + (c->seg[i].vaddr & ~(page - 1));
         const struct region *m = region_at(r, n, at);
 
+        /* ld.so maps code executable; a plain mmap of the file is not. */
         if (m == NULL || m->dev != c->dev || m->ino != c->ino
-            || m->offset + (at - m->start) != (c->seg[i].offset & ~(page - 1)))
+            || m->offset + (at - m->start) != (c->seg[i].offset & ~(page - 1))
+            || (c->seg[i].executable && !m->executable))
             return 0;
     }
     while (lo < hi) {
@@ -323,17 +327,19 @@ static int parse_line(char *line, struct region *r, uint64_t *offset,
 {
     unsigned long long start, end, off, inode;
     unsigned major, minor;
+    char perms[8];
     int at = 0;
     size_t n;
 
-    if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %n", &start, &end, &off,
-               &major, &minor, &inode, &at)
-            != 6
+    if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
+               &off, &major, &minor, &inode, &at)
+            != 7
         || at == 0)
         return 0;
     r->start = start;
     r->end = end;
     r->offset = off;
+    r->executable = strchr(perms, 'x') != NULL;
     r->dev = makedev(major, minor);
     r->ino = (ino_t)inode;
     *offset = off;
