@@ -67,6 +67,16 @@ hold_py() {
     wait_file "$ready"
 }
 
+# hold_prog NAME MODE: tests/pid/code_load.c (built against the
+# libcrypto under test, unlike the system's python3) in MODE, in the
+# background with the environment given, until it says ready.
+hold_prog() {
+    "$RDRAND_BUILD_DIR/tests/pid_code_load" "$2" >"$OUT/ready.$1" 2>"$OUT/$1.log" &
+    held=$!
+    children+=("$held")
+    wait_file "$OUT/ready.$1"
+}
+
 # A python3 process that loads FILES... with ctypes and waits.
 hold_python() {
     local ready=$OUT/ready.$RANDOM
@@ -195,18 +205,8 @@ fi
 
 # ---- a failing CPU (the simulated one): exit 1 and the failures ----
 hold_failing() {
-    local ready=$OUT/ready.sim
     OPENSSL_MODULES=$SIM_MODULES OPENSSL_CONF=$CONF/rdrand-sim.cnf \
-        RDRAND_SIM=fail-at=1 "$PY" -c 'import ssl, sys, time
-try:
-    ssl.RAND_bytes(16)
-except ssl.SSLError:
-    pass
-open(sys.argv[1], "w").write("ready")
-time.sleep(60)' "$ready" 2>"$OUT/sim.log" &
-    held=$!
-    children+=("$held")
-    wait_file "$ready"
+        RDRAND_SIM=fail-at=1 hold_prog sim conf
 }
 check "a process on a failing simulated CPU starts" hold_failing
 # The simulated-CPU module is not the rdrand.so this tool trusts by
@@ -225,17 +225,11 @@ check "failing CPU: the report says RDRAND failed" stdout_has "^unhealthy: RDRAN
 # conditioning = reduce512 whose key draw at load met CF=0: the CPU's
 # fault (unhealthy, exit 1), not a refused config section.
 sed 's/^warn = stderr$/&\nconditioning = reduce512/' "$CONF/rdrand-sim.cnf" >"$OUT/reduce512.cnf"
-OPENSSL_MODULES=$SIM_MODULES OPENSSL_CONF=$OUT/reduce512.cnf RDRAND_SIM=fail-at=65 \
-    "$PY" -c 'import ssl, sys, time
-try:
-    ssl.RAND_bytes(16)
-except ssl.SSLError:
-    pass
-open(sys.argv[1], "w").write("ready")
-time.sleep(60)' "$OUT/ready.key" 2>/dev/null &
-held=$!
-children+=("$held")
-check "a process whose reduce512 key draw failed starts" wait_file "$OUT/ready.key"
+hold_key() {
+    OPENSSL_MODULES=$SIM_MODULES OPENSSL_CONF=$OUT/reduce512.cnf \
+        RDRAND_SIM=fail-at=65 hold_prog key conf
+}
+check "a process whose reduce512 key draw failed starts" hold_key
 pid_check "$held" --module "$SIM_MODULES/rdrand-sim.so"
 check "key draw failed: exit 1 (RDRAND), not 2" exited 1
 check "  ... not called a refused config section" \
@@ -396,12 +390,7 @@ check "symbol-table bomb: answered (not loaded, exit 2), not stalled" exited 2
 
 # The module loaded only into a library context of the program's own,
 # its default context (RAND_bytes, TLS) seeded by the OS: not "seeded".
-hold_code_load() { # MODE: pid_code_load MODE, no configuration
-    OPENSSL_CONF=/dev/null "$RDRAND_BUILD_DIR/tests/pid_code_load" "$1" >"$OUT/ready.$1" &
-    held=$!
-    children+=("$held")
-    wait_file "$OUT/ready.$1"
-}
+hold_code_load() { OPENSSL_CONF=/dev/null hold_prog "$1" "$1"; } # MODE
 check "a program seeding only a private library context from rdrand.so starts" \
     hold_code_load private
 pid_check "$held"

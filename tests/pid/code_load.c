@@ -7,6 +7,9 @@
  *   pid_code_load private  only into a library context of its own; the
  *                          default one, which RAND_bytes and TLS use,
  *                          seeded by the OS (--pid: not live)
+ *   pid_code_load conf     as openssl.cnf (OPENSSL_CONF) says: one draw,
+ *                          failed or not (a failing simulated CPU)
+ * Built against the libcrypto under test, unlike the system's python3.
  * Prints "ready" and waits.
  */
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>
 
@@ -25,8 +29,16 @@ int main(int argc, char **argv)
     OSSL_LIB_CTX *ctx = NULL;
 
     if (argc != 2
-        || (strcmp(argv[1], "default") != 0 && strcmp(argv[1], "private") != 0))
+        || (strcmp(argv[1], "default") != 0 && strcmp(argv[1], "private") != 0
+            && strcmp(argv[1], "conf") != 0))
         return 2;
+    if (strcmp(argv[1], "conf") == 0) {
+        if (!OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL))
+            return 2;
+        (void)RAND_bytes(buf, sizeof(buf)); /* may fail: that is the test */
+        ERR_clear_error();
+        goto ready;
+    }
     if (strcmp(argv[1], "private") == 0
         && (RAND_bytes(buf, sizeof(buf)) != 1
             || (ctx = OSSL_LIB_CTX_new()) == NULL))
@@ -37,6 +49,7 @@ int main(int argc, char **argv)
                                       RDRAND_PROPERTY_QUERY)
         || RAND_bytes_ex(ctx, buf, sizeof(buf), 0) != 1)
         return 2;
+ready:
     puts("ready");
     fflush(stdout);
     pause();
