@@ -216,7 +216,8 @@ static char *trimmed(const char *s, size_t len)
 
 static void classify(struct logical *l, char *buf, const char *section)
 {
-    char *s, *eq, *colons;
+    char *s, *eq;
+    size_t colons;
 
     conf_strip_comment(buf);
     s = trimmed(buf, strlen(buf));
@@ -235,10 +236,15 @@ static void classify(struct logical *l, char *buf, const char *section)
         l->key = trimmed(s, (size_t)(eq - s));
         l->value = trimmed(eq + 1, strlen(eq + 1));
         /* "sect::key = v" sets key in [sect], wherever it is written. */
-        if ((colons = strstr(l->key, "::")) != NULL) {
-            char *key = xstrdup(colons + 2);
+        for (colons = 0;
+             l->key[colons] != '\0'
+             && !(l->key[colons] == ':' && l->key[colons + 1] == ':');
+             colons++)
+            ;
+        if (l->key[colons] != '\0') {
+            char *key = xstrdup(l->key + colons + 2);
 
-            l->section = trimmed(l->key, (size_t)(colons - l->key));
+            l->section = trimmed(l->key, colons);
             free(l->key);
             l->key = key;
         }
@@ -1493,9 +1499,10 @@ int conf_edit_reverts(const char *path)
 
     if (read_file(&f, path) && memchr(f.buf, '\0', f.size) == NULL) {
         split(f.buf, f.size, &t);
-        ok = strip(&t, &orig, &ours, &w) && ours;
-        if (ok)
+        if (strip(&t, &orig, &ours, &w)) {
+            ok = ours;
             text_free(&orig);
+        }
         text_free(&t);
     }
     free((char *)f.path);

@@ -1376,11 +1376,14 @@ static int parse_args(int argc, char **argv, struct args *a,
         {"module", required_argument, NULL, 'M'},
         {"loads", no_argument, NULL, 'L'},
         {NULL, 0, NULL, 0}};
-    int opt, code;
+    int opt;
 
-    while ((opt = getopt_long(argc, argv, "c:n:p:o:h", options, NULL)) != -1)
-        if ((code = take_option(opt, a, r, argv[0])) != 0)
+    while ((opt = getopt_long(argc, argv, "c:n:p:o:h", options, NULL)) != -1) {
+        int code = take_option(opt, a, r, argv[0]);
+
+        if (code != 0)
             return code;
+    }
     /* --enable FILE as well as --enable=FILE */
     if (a->edit != 0 && a->edit_file == NULL && optind + 1 == argc)
         a->edit_file = argv[optind++];
