@@ -103,7 +103,8 @@ struct rdrand_prov {
     OSSL_FUNC_core_new_error_fn *core_new_error;
     OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
     OSSL_FUNC_core_vset_error_fn *core_vset_error;
-    /* Loaded into the process's default library context (status.c). */
+    /* Loaded into the process's default library context (provider.c):
+     * counted by status.c and, per seed request, by rand.c. */
     int default_ctx;
 
     struct rdrand_config config;

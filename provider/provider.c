@@ -241,11 +241,10 @@ static const OSSL_DISPATCH rdrand_provider_functions[] = {
  * Is the library context loading this instance the process's default?
  * The core hands out the pointer it was given (core_get_libctx): NULL
  * for OSSL_PROVIDER_load(NULL, ...), the concrete default when loaded
- * from openssl.cnf; libcrypto's
- * global default is OSSL_LIB_CTX_get0_global_default from 3.2, before it
- * the current thread's default (OSSL_LIB_CTX_set0_default with NULL
- * changes nothing and returns it), the global one unless the thread set
- * another.
+ * from openssl.cnf.  libcrypto's global default is
+ * OSSL_LIB_CTX_get0_global_default from 3.2; before it, the current
+ * thread's default (OSSL_LIB_CTX_set0_default with NULL changes nothing
+ * and returns it), the global one unless the thread set another.
  */
 static int rdrand_in_default_ctx(const OSSL_CORE_HANDLE *handle,
                                  OSSL_FUNC_core_get_libctx_fn *get_libctx)
@@ -255,7 +254,6 @@ static int rdrand_in_default_ctx(const OSSL_CORE_HANDLE *handle,
 #else
     OSSL_LIB_CTX *global = OSSL_LIB_CTX_set0_default(NULL);
 #endif
-
     void *mine;
 
     if (get_libctx == NULL)
