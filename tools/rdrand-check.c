@@ -1100,16 +1100,17 @@ static void put_shell_word(FILE *out, const char *s)
  * advice, then a and b as shell words; for a name with a control byte,
  * which no pasted line carries as it is, "by hand" instead.
  */
+static int has_control(const char *s)
+{
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return 1;
+    return 0;
+}
+
 static void put_command(const char *advice, const char *a, const char *b)
 {
-    const char *c;
-
-    for (c = a; *c != '\0' && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
-        ;
-    if (*c == '\0' && b != NULL)
-        for (c = b; *c != '\0' && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
-            ;
-    if (*c != '\0') {
+    if (has_control(a) || (b != NULL && has_control(b))) {
         printf("%s(a name with a control character: do it by hand)\n", advice);
         return;
     }
