@@ -14,6 +14,8 @@
 
 #include "pid_module.h"
 
+struct check_service;
+
 /* Exit statuses, documented in docs/operations.md. */
 enum check_exit {
     CHECK_LIVE = 0,          /* RDRAND is the live seed source, healthy */
@@ -32,7 +34,7 @@ struct check_problem {
     int line;         /* in that file; 0 when not known */
     char section[64]; /* "" when not about one section */
     char key[64];     /* "" when not about one key */
-    char message[512];
+    char message[1536];
 };
 
 #define CHECK_MAX_PROBLEMS 64
@@ -44,6 +46,11 @@ struct check_report {
     const char *config;   /* the file OpenSSL loads, as it was named */
     const char *shown;    /* its real path, the file the operator edits */
     const char *provider; /* the provider checked, as -p names it */
+    /*
+     * The draw again as a service makes it (check_service.c): who, and
+     * what it found; NULL for --pid and inside that draw itself.
+     */
+    struct check_service *service;
     /*
      * What the file makes of it (check_config): the name OpenSSL loads
      * the first active instance of the module under (an entry of the

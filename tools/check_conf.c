@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE /* secure_getenv */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,7 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
     /* libcrypto reads it through ossl_safe_getenv: so does the check. */
     const char *env = secure_getenv("OPENSSL_MODULES"), *dir = env;
     char path[4096], with_so[4200];
+    char why[128];
     struct stat st;
     int hint;
 
@@ -269,9 +271,17 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
         snprintf(path, sizeof(path), "%s", module);
     else
         snprintf(path, sizeof(path), "%s/%s", dir, module);
-    /* A directory is not a module, though access() says it is there. */
-    if (access(path, R_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    /*
+     * A directory is not a module, though access() says it is there.
+     * Another user's check (the service draw) meets the file's mode.
+     */
+    if (access(path, R_OK) != 0 && errno != ENOENT && errno != ENOTDIR)
+        snprintf(why, sizeof(why), "this user (uid %ld) cannot read (%s)",
+                 (long)geteuid(), strerror(errno));
+    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
         return;
+    else
+        snprintf(why, sizeof(why), "no file");
     snprintf(with_so, sizeof(with_so), "%s.so", path);
     hint = module != NULL && access(with_so, R_OK) == 0
            && stat(with_so, &st) == 0 && S_ISREG(st.st_mode);
@@ -279,11 +289,11 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
         r, SEV_MISCONFIGURED,
         module ? line_of(l, sect_name, "module") : section_line(l, sect_name),
         sect_name, "module",
-        "%s%s: no file %s (modules directory %s, from %s); OpenSSL skips "
+        "%s%s: %s %s (modules directory %s, from %s); OpenSSL skips "
         "the provider without a word, and where [random] takes its seed "
         "from it, " UNFETCHED "%s%s%s",
         module ? "module = " : "no module line, so OpenSSL looks for ",
-        module ? module : strrchr(path, '/') + 1, path, dir,
+        module ? module : strrchr(path, '/') + 1, why, path, dir,
         env != NULL ? "OPENSSL_MODULES" : "libcrypto's built-in",
         hint ? "; did you mean module = " : "", hint ? module : "",
         hint ? ".so?" : "");

@@ -53,6 +53,7 @@
 #include "rdrand_provider.h"
 
 #include "check.h"
+#include "check_service.h"
 #include "errors.h"
 #include "pid_module.h"
 
@@ -626,6 +627,28 @@ static void put_draw(FILE *out, const struct check_report *r,
             plural(d->pr.requests), r->provider, d->pr.failures);
 }
 
+/* For whom the verdict holds: the service draw's user, or --here. */
+static void put_service(FILE *out, const struct check_report *r)
+{
+    const struct check_service *s = r->service;
+
+    if (s == NULL)
+        return;
+    if (s->here) {
+        fputs("as a service: not checked (--here): this verdict holds for "
+              "this user and environment only\n",
+              out);
+        return;
+    }
+    if (!s->ran)
+        return;
+    fputs("as a service: user ", out);
+    put_text_safe(out, s->user);
+    fprintf(out, " (uid %ld), environment PATH only, working directory /: %s\n",
+            (long)s->uid,
+            s->code == CHECK_LIVE ? "live" : "NOT live (see the finding)");
+}
+
 static void put_text(FILE *out, const struct check_report *r,
                      const struct dynamic *d, int code)
 {
@@ -668,6 +691,7 @@ static void put_text(FILE *out, const struct check_report *r,
                 d->live ? "live: the draw's seeds came from this provider"
                         : "NOT live");
     }
+    put_service(out, r);
     for (size_t i = 0; i < d->nparams; i++) {
         fprintf(out, "  %s = ", d->params[i].key);
         put_value(out, &d->params[i], 0);
@@ -682,6 +706,24 @@ static void put_text(FILE *out, const struct check_report *r,
     where(out, r, &r->problems[because]);
     put_text_safe(out, r->problems[because].message);
     fputc('\n', out);
+}
+
+/* null for --here; else who the service draw ran as, and its verdict. */
+static void put_service_json(FILE *out, const struct check_service *s)
+{
+    if (s == NULL || s->here || !s->ran) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"user\": ", out);
+    json_str(out, s->user);
+    fprintf(out, ", \"uid\": %ld, \"exit_code\": %d, \"found\": ", (long)s->uid,
+            s->code);
+    if (s->code == CHECK_LIVE)
+        fputs("null", out);
+    else
+        json_str(out, s->why);
+    fputc('}', out);
 }
 
 static void put_json(FILE *out, const struct check_report *r,
@@ -735,7 +777,9 @@ static void put_json(FILE *out, const struct check_report *r,
             json_str(out, d->rand_to);
         else
             fputs(d->parts ? "\"libcrypto\"" : "null", out);
-        fputs("}, \"problems\": [", out);
+        fputs("}, \"service\": ", out);
+        put_service_json(out, r->service);
+        fputs(", \"problems\": [", out);
     }
     for (size_t i = 0; i < r->nproblems; i++) {
         const struct check_problem *p = &r->problems[i];
@@ -932,6 +976,73 @@ static FILE *open_output(const char *path, char *tmp, size_t tmp_len)
     return out;
 }
 
+static void check_in_process(struct check_report *r, struct dynamic *d,
+                             const char *config, long more);
+
+/* A finding as one line: "file:line: [section] key: message". */
+static void problem_text(const struct check_report *r,
+                         const struct check_problem *p, char *buf, size_t len)
+{
+    char at[1100] = "", in[80] = "", key[80] = "";
+
+    if (p->line > 0)
+        snprintf(at, sizeof(at),
+                 "%s:%d: ", p->file[0] != '\0' ? p->file : r->shown, p->line);
+    if (p->section[0] != '\0')
+        snprintf(in, sizeof(in), "[%s] ", p->section);
+    if (p->key[0] != '\0')
+        snprintf(key, sizeof(key), "%s: ", p->key);
+    snprintf(buf, len, "%s%s%s%s", at, in, key, p->message);
+}
+
+/*
+ * In the service's child (check_service.c): the same check of the same
+ * file, by its full path (a service does not start in the operator's
+ * directory), without a service draw of its own.
+ */
+static int service_check(void *arg, char *why, size_t len)
+{
+    const struct check_report *from = arg;
+    static struct check_report r;
+    static struct dynamic d;
+    int code, because;
+
+    r.config = from->config[0] == '/' ? from->config : from->shown;
+    r.shown = from->shown;
+    r.provider = from->provider;
+    r.openssl_version = from->openssl_version;
+    check_in_process(&r, &d, r.config, 0);
+    if ((code = verdict_of(&r, &because)) != CHECK_LIVE && because >= 0)
+        problem_text(&r, &r.problems[because], why, len);
+    return code;
+}
+
+/*
+ * What the service draw found, unless this process found it too: a
+ * process as root, with the operator's environment, is not a service.
+ */
+static void service_finding(struct check_report *r)
+{
+    const struct check_service *s = r->service;
+    char seen[sizeof(s->why)];
+
+    if (s == NULL || !s->ran || s->code == CHECK_LIVE)
+        return;
+    for (size_t i = 0; i < r->nproblems; i++) {
+        problem_text(r, &r->problems[i], seen, sizeof(seen));
+        if (strcmp(seen, s->why) == 0)
+            return;
+    }
+    check_problem(
+        r, s->code == CHECK_UNHEALTHY ? SEV_UNHEALTHY : SEV_MISCONFIGURED, 0,
+        NULL, NULL,
+        "a service using this configuration is not seeded as this "
+        "process is: the check, run as a system service runs (user "
+        "%s, uid %ld, that user's groups, environment PATH only, "
+        "working directory /), found: %s",
+        s->user, (long)s->uid, s->why);
+}
+
 /*
  * Steps 1 to 3 in this process: load the configuration as an application
  * would, before any other libcrypto use, check it, then draw.
@@ -941,6 +1052,10 @@ static void check_in_process(struct check_report *r, struct dynamic *d,
 {
     OPENSSL_INIT_SETTINGS *settings;
 
+    /* First, while nothing is loaded here for the service's child to
+     * inherit. */
+    if (r->service != NULL && !r->service->here)
+        check_service_run(r->service, service_check, r);
     if ((settings = OPENSSL_INIT_new()) == NULL
         || !OPENSSL_INIT_set_config_filename(settings, config)
         || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
@@ -954,6 +1069,7 @@ static void check_in_process(struct check_report *r, struct dynamic *d,
     OPENSSL_INIT_free(settings);
     check_config(r);
     check_live(r, d, more);
+    service_finding(r);
 }
 
 /*
@@ -1016,12 +1132,18 @@ static int run_in_child(struct check_report *r, int *reported)
     return CHECK_UNHEALTHY;
 }
 
+/* Who the service draw runs as, for every check of a file this run. */
+static struct check_service service_settings;
+
 static int check_file_in_child(const char *path, int print)
 {
     static struct check_report cr;
     static struct dynamic cd;
+    static struct check_service cs;
     int code, reported = 0;
 
+    cs = service_settings;
+    cr.service = &cs;
     cr.config = path;
     cr.shown = path; /* the temporary file, not yet where it goes */
     cr.provider = RDRAND_PROVIDER_NAME;
@@ -1238,8 +1360,9 @@ static int check_loads(char **files, int n, const char *provider)
 static int usage(FILE *to, const char *argv0)
 {
     fprintf(to,
-            "usage: %s [-c FILE] [-n N] [--provider NAME] "
-            "[--json | --prometheus] [-o FILE]\n"
+            "usage: %s [-c FILE] [-n N] [--provider NAME] [--as USER | "
+            "--here]\n"
+            "          [--json | --prometheus] [-o FILE]\n"
             "       %s --pid PID [--module FILE]... [--json | --prometheus] "
             "[-o FILE]\n"
             "  -c FILE          the openssl.cnf to check (default: "
@@ -1264,6 +1387,12 @@ static int usage(FILE *to, const char *argv0)
             "revert it);\n"
             "                   exit 1 when one does (the package's prerm "
             "asks this)\n"
+            "  --as USER        the service draw's user (default: nobody as "
+            "root, else\n"
+            "                   this user; only root may name another)\n"
+            "  --here           no service draw: the verdict holds for this "
+            "user and\n"
+            "                   environment only, as the report says\n"
             "  --module FILE    with --pid: the module file to trust (default: "
             "the rdrand.so\n"
             "                   OpenSSL loads here); a mapped file is the "
@@ -1297,6 +1426,8 @@ struct args {
     size_t nmodules;
     long more;
     int edit, provider_given, loads;
+    int here;       /* --here: no service draw */
+    const char *as; /* --as USER: the service draw's user */
 };
 
 /* One option into a: 0, or the exit status (usage, help, version). */
@@ -1343,6 +1474,12 @@ static int take_option(int opt, struct args *a, struct check_report *r,
     case 'L':
         a->loads = 1;
         return 0;
+    case 'H':
+        a->here = 1;
+        return 0;
+    case 'A':
+        a->as = optarg;
+        return 0;
     case 'M':
         if (a->nmodules == PID_MAX_TRUSTED)
             return usage(stderr, argv0);
@@ -1376,6 +1513,8 @@ static int parse_args(int argc, char **argv, struct args *a,
         {"pid", required_argument, NULL, 'I'},
         {"module", required_argument, NULL, 'M'},
         {"loads", no_argument, NULL, 'L'},
+        {"here", no_argument, NULL, 'H'},
+        {"as", required_argument, NULL, 'A'},
         {NULL, 0, NULL, 0}};
     int opt;
 
@@ -1399,7 +1538,10 @@ static int parse_args(int argc, char **argv, struct args *a,
             && (a->format != TEXT || a->output != NULL || a->more != 0
                 || a->provider_given))
         || (r->pid != 0 && (a->config != NULL || a->more != 0 || a->edit != 0))
-        || (r->pid == 0 && a->nmodules != 0))
+        || (r->pid == 0 && a->nmodules != 0)
+        /* A service draw belongs to a configuration's check. */
+        || ((a->here || a->as != NULL) && (r->pid != 0 || a->loads))
+        || (a->here && a->as != NULL))
         return usage(stderr, argv[0]);
     return 0;
 }
@@ -1456,7 +1598,7 @@ int main(int argc, char **argv)
     static struct dynamic d;
     struct args a = {.format = TEXT};
     const char *config;
-    char *default_conf = NULL, *real = NULL;
+    char *default_conf = NULL, *real = NULL, err[256];
     int code, reported = 0;
 
     r.provider = RDRAND_PROVIDER_NAME;
@@ -1469,6 +1611,13 @@ int main(int argc, char **argv)
         return (code = run_pid(&r, &d, &a)) < 0
                    ? CHECK_UNREADABLE
                    : write_report(&r, &d, &a, code);
+    service_settings.here = a.here;
+    if (!a.here
+        && check_service_user(&service_settings, a.as, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s: %s\n", argv[0], err);
+        return CHECK_USAGE;
+    }
+    r.service = &service_settings;
     config = a.edit != 0 && a.edit_file != NULL ? a.edit_file : a.config;
     if (config == NULL)
         config = getenv("OPENSSL_CONF");

@@ -36,6 +36,7 @@ run() {
 }
 
 exited_ok() { [ "$status" -eq 0 ]; }
+exited_with() { [ "$status" -eq "$1" ]; } # exited_with N
 exited_fail() { [ "$status" -ne 0 ] && [ "$status" -lt 128 ]; }
 stdout_has() { grep -qE -- "$1" "$OUT/stdout"; }
 stderr_has() { grep -qE -- "$1" "$OUT/stderr"; }

@@ -16,7 +16,6 @@
 CHECK=$RDRAND_BUILD_DIR/rdrand-check
 SIM=rdrand-sim
 PY=/usr/bin/python3 # Debian's, with only the standard library
-exited_with() { [ "$status" -eq "$1" ]; }
 names_line() { # names_line N: the report names FILE:N
     grep -qF -- "$VARIANT:$1: " "$OUT/stdout"
 }
@@ -39,7 +38,7 @@ check "the translated conf/rdrand.cnf still names rdrand-sim.so" \
     grep -qx 'module = rdrand-sim.so' "$VARIANT"
 sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
 check "correct file: openssl rand exits 0" exited_ok
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "correct file: rdrand-check exits 0" exited_with 0
 check "correct file: seed source live" stdout_has '^seed source: live: '
 check "correct file: verdict live" stdout_has '^verdict: 0 live'
@@ -135,7 +134,7 @@ for row in "${mistakes[@]}"; do
         fi
         ;;
     esac
-    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
     check "$name: rdrand-check exits $want" exited_with "$want"
     check "$name: rdrand-check says why" stdout_has "$message"
     if [ -n "$line" ]; then
@@ -158,7 +157,7 @@ if openssl_at_least 4 0; then
 else
     check "$t: openssl rand exits 0 (3.x seeds from the OS)" exited_ok
 fi
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "$t: rdrand-check exits 2" exited_with 2
 if openssl_at_least 4 0; then
     check "$t: the draw failed for want of the seed source" \
@@ -179,7 +178,7 @@ check "reduce512 without AES-NI: openssl rand fails" exited_fail
 check "reduce512 without AES-NI: names AES-NI and the alternative" \
     stderr_has 'needs AES-NI .*conditioning = none'
 check "reduce512 without AES-NI: and prints no bytes" stdout_lacks '[0-9a-f]{8}'
-RDRAND_SIM_SPEC=aesni=absent sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+RDRAND_SIM_SPEC=aesni=absent sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "reduce512 without AES-NI: rdrand-check exits 1 (unhealthy)" \
     exited_with 1
 check "reduce512 without AES-NI: rdrand-check says why" \
@@ -190,17 +189,17 @@ check "reduce512 without AES-NI: rdrand-check says why" \
 # value refused; and the CPU vendor, whose reseed claim reduce512 rests
 # on (the simulated CPU is an AMD one unless a CoCo kind says otherwise).
 make_variant 's/^warn = stderr$/warn = loud/;s/^conditioning = none$/conditioning = reduce512/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "warn refused, conditioning = reduce512: rdrand-check exits 2" \
     exited_with 2
 check "warn refused: conditioning shown as written" \
     stdout_has '^  conditioning = reduce512$'
 check "cpu-vendor shown (simulated AMD)" stdout_has '^  cpu-vendor = AuthenticAMD$'
 make_variant 's/^conditioning = none$/conditioning = reduce512x/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "conditioning = reduce512x: shown as refused" \
     stdout_has '^  conditioning = refused$'
-RDRAND_SIM_SPEC=coco=intel-vm sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
+RDRAND_SIM_SPEC=coco=intel-vm sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" \
     --provider $SIM --prometheus
 check "--prometheus: the CPU vendor as a label of rdrand_info" \
     stdout_has '^rdrand_info\{.*,conditioning="none",cpu_vendor="GenuineIntel",'
@@ -212,12 +211,12 @@ check "--prometheus: family, model, stepping, microcode, errata as labels" \
 # refused naming what is accepted, the mode shown as refused.
 sim "OPENSSL_CONF=$CONF/sim-mix.cnf" -- "$OPENSSL_BIN" rand -hex 16
 check "mix = os: openssl rand works" stdout_has '^[0-9a-f]{32}$'
-sim -- "$CHECK" -c "$CONF/sim-mix.cnf" --provider $SIM
+sim -- "$CHECK" --here -c "$CONF/sim-mix.cnf" --provider $SIM
 check "mix = os: rdrand-check exits 0" exited_with 0
 check "mix = os: shown" stdout_has '^  mix = os$'
 check "mix = os: os-bytes counted" stdout_has '^  os-bytes = [1-9][0-9]*$'
 check "mix = os: os-failures 0" stdout_has '^  os-failures = 0$'
-RDRAND_SIM_SPEC=os-fail-from=1,os-errno=ENOSYS sim -- "$CHECK" \
+RDRAND_SIM_SPEC=os-fail-from=1,os-errno=ENOSYS sim -- "$CHECK" --here \
     -c "$CONF/sim-mix.cnf" --provider $SIM --prometheus
 check "mix = os, getrandom failing: rdrand-check exits 1 (unhealthy)" \
     exited_with 1
@@ -233,7 +232,7 @@ for bad in OS yes ''; do
     check "mix = '$bad': openssl rand fails" exited_fail
     check "mix = '$bad': names what is accepted" \
         stderr_has "mix = \"$bad\" is not accepted.*use none \| os"
-    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
     check "mix = '$bad': rdrand-check exits 2" exited_with 2
     check "mix = '$bad': shown as refused" stdout_has '^  mix = refused$'
 done
@@ -244,7 +243,7 @@ done
 # (Zen 2, 17h/71h): one warning from the provider at load, a warning line
 # from the checker, and still exit 0: the health tests decide.
 ERRATUM="^rdrand-provider: CPU erratum amd-17h-70h-7fh \(AuthenticAMD family 17h model 71h stepping 0, microcode 0x8701013\): "
-sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM
+sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" --provider $SIM
 check "unlisted CPU: rdrand-check exits 0" exited_with 0
 check "unlisted CPU: cpu-family shown" stdout_has '^  cpu-family = 25$'
 check "unlisted CPU: cpu-model shown" stdout_has '^  cpu-model = 17$'
@@ -256,7 +255,7 @@ check "unlisted CPU: no errata warning" \
     stdout_lacks '^warning: .*known RDRAND errata'
 check "unlisted CPU: no provider warning" stderr_lacks '^rdrand-provider: '
 RDRAND_SIM_SPEC=cpu=amd:17:71:0,microcode=8701013 \
-    sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM
+    sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" --provider $SIM
 check "Zen 2 17h/71h: rdrand-check exits 0 (a warning only)" exited_with 0
 check "Zen 2 17h/71h: seed source live" stdout_has '^seed source: live: '
 check "Zen 2 17h/71h: the numbers in decimal" \
@@ -273,7 +272,7 @@ check "Zen 2 17h/71h: exactly one provider warning line on stderr" \
     test "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1
 check "Zen 2 17h/71h: and it is the erratum's" stderr_has "$ERRATUM"
 RDRAND_SIM_SPEC=cpu=amd:17:71:0,microcode=8701013 \
-    sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --prometheus
+    sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" --provider $SIM --prometheus
 check "Zen 2 17h/71h: --prometheus labels" \
     stdout_has ',cpu_vendor="AuthenticAMD",cpu_family="23",cpu_model="113",cpu_stepping="0",cpu_microcode="0x8701013",cpu_errata="amd-17h-70h-7fh",health_verdict="ok"\} 1$'
 
@@ -294,7 +293,7 @@ check "OSSL_PROVIDER_load: naming it" stderr_has 'seed request of .* refused: co
 # activate = 0: any value loads the provider before OpenSSL 3.3, none
 # does from 3.3 on; either way the checker names the line.
 make_variant '/^\[rdrand_sect\]/,/^\[/s/^activate = 1$/activate = 0/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 version=$("$OPENSSL_BIN" version | awk '{print $2}')
 if [ "$(printf '%s\n3.3.0\n' "$version" | sort -V | head -1)" = 3.3.0 ]; then
     check "activate = 0 on OpenSSL $version: exit 2" exited_with 2
@@ -307,7 +306,7 @@ check "activate = 0: names the line" names_line "$(line_of 'activate = 0')"
 
 # random_provider (3.5+) routes RAND_bytes past the seed source.
 make_variant 's/^seed = RDRAND$/&\nrandom_provider = default/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "random_provider: flagged on its line" \
     names_line "$(line_of 'random_provider = default')"
 
@@ -323,7 +322,7 @@ check "two instances: the variant lists zz first" \
     test "$(line_of 'zz = zz_sect')" -lt "$(line_of 'default = default_sect')"
 sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
 check "two instances: openssl rand fails (seeded by zz)" exited_fail
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "two instances: rdrand-check exits 2" exited_with 2
 check "two instances: names both sections" \
     stdout_has '^misconfigured: .*\[zz_sect\] and \[rdrand_sect\] both load rdrand-sim\.so'
@@ -342,17 +341,17 @@ long=$(printf 'x%.0s' {1..1021})
 make_variant "s/^coco = auto\$/# $long""warn = bogus\n&/"
 check "long comment: the variant has a 1035-byte line" \
     test "$(awk 'length($0) == 1035' "$VARIANT" | wc -l)" -eq 1
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "long comment: rdrand-check exits 0" exited_with 0
 check "long comment: no problem reported" \
     stdout_lacks '^(warning|unhealthy|misconfigured): '
 make_variant 's/^coco = auto$/# a comment continued \\\nwarn = bogus\n&/'
 check "continued comment: the variant has it" grep -qx 'warn = bogus' "$VARIANT"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "continued comment: its second line is no key, exit 0" exited_with 0
 make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 12\\\n8/'
 check "continued value: the variant splits it" grep -qx '8' "$VARIANT"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "continued value: exit 2 (128 is refused)" exited_with 2
 check "continued value: named on its first line" \
     names_line "$(line_of "coco_seed_bits = 12\\")"
@@ -360,13 +359,13 @@ check "continued value: named on its first line" \
 # A directory where the module should be is no module.
 mkdir -p "$OUT/dir.so"
 make_variant "s|^module = rdrand-sim.so\$|module = $OUT/dir.so|"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "module is a directory: exit 2" exited_with 2
 check "module is a directory: named on its line" \
     names_line "$(line_of "module = $OUT/dir.so")"
 
 # No such file.
-sim -- "$CHECK" -c "$OUT/nonexistent.cnf" --provider $SIM
+sim -- "$CHECK" --here -c "$OUT/nonexistent.cnf" --provider $SIM
 check "no such file: exit 2" exited_with 2
 check "no such file: says OpenSSL cannot read it" \
     stdout_has 'OpenSSL cannot read this file'
@@ -375,7 +374,7 @@ check "no such file: says OpenSSL cannot read it" \
 for row in "fail-from=1|RDRAND reported failure \\(CF=0\\)" \
     "rdrand=absent|RDRAND is not available on this CPU"; do
     IFS='|' read -r spec reason <<<"$row"
-    RDRAND_SIM_SPEC=$spec sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
+    RDRAND_SIM_SPEC=$spec sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" \
         --provider $SIM
     check "RDRAND_SIM=$spec: exit 1" exited_with 1
     check "RDRAND_SIM=$spec: the reason" stdout_has "^unhealthy: .*$reason"
@@ -412,7 +411,7 @@ for row in "sim-coco.cnf|coco=tdx,fail-at=9|confidential-computing guest: RDRAND
         -e 's/\$ENV::RDRAND_TEST_COCO_SEED_BITS$/256/' \
         -e 's/\$ENV::RDRAND_TEST_COCO$/auto/' "$CONF/$cnf" >"$OUT/$cnf"
     run "OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$OUT/$cnf" \
-        "RDRAND_SIM=$spec" -- "$CHECK" --provider $SIM
+        "RDRAND_SIM=$spec" -- "$CHECK" --here --provider $SIM
     check "refused load, $cnf, $spec: exit 1" exited_with 1
     check "refused load, $cnf, $spec: the reason" \
         stdout_has "^unhealthy: .*$reason"
@@ -428,24 +427,24 @@ make_variant 's/^rdrand-sim = rdrand_sect$/rd = rdrand_sect/'
 check "renamed entry: the variant loads rdrand-sim.so as rd" grep -qx 'rd = rdrand_sect' "$VARIANT"
 sim "OPENSSL_CONF=$VARIANT" -- "$PROBE" -p rd -n 16 seed-requests
 check "renamed entry: OpenSSL seeds from it (the probe's draw reached it)" line_at_least 1 1
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "renamed entry, -p $SIM: exit 0, live" exited_with 0
 check "  ... the draw's seeds came from it" stdout_has '^seed source: live: '
-sim -- "$CHECK" -c "$VARIANT" --provider rd
+sim -- "$CHECK" --here -c "$VARIANT" --provider rd
 check "renamed entry, -p rd: exit 0, live" exited_with 0
 check "  ... no advice to select provider=rd (the module registers provider=$SIM)" \
     stdout_lacks 'provider=rd[^-]|provider=rd$'
 make_variant 's/^rdrand-sim = rdrand_sect$/rd = rdrand_sect/;s/^seed_properties = .*/seed_properties = provider=rd/'
-sim -- "$CHECK" -c "$VARIANT" --provider rd
+sim -- "$CHECK" --here -c "$VARIANT" --provider rd
 check "renamed entry, seed_properties = provider=rd: exit 2" exited_with 2
 check "  ... the advice names the module's property" \
     stdout_has "seed_properties = provider=rd does not select provider $SIM: .*did you mean provider=$SIM\?"
 sed -i "s/^seed_properties = provider=rd\$/seed_properties = provider=$SIM/" "$VARIANT"
-sim -- "$CHECK" -c "$VARIANT" --provider rd
+sim -- "$CHECK" --here -c "$VARIANT" --provider rd
 check "  ... and applied, the check passes (exit 0)" exited_with 0
 
 # --- JSON and Prometheus, parsed by real parsers ---
-sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM --json -n 3
+sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" --provider $SIM --json -n 3
 check "--json -n 3: exit 0" exited_with 0
 check "--json: python3's json.tool parses it" \
     "$PY" -m json.tool "$OUT/stdout"
@@ -463,7 +462,7 @@ assert d["params"]["health-state"] == "ok" and d["params"]["status"] == 1
 }
 check "--json: documented keys; -n 3 made 4 requests, each a seed" has_keys
 make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM --json
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM --json
 check "--json, misconfigured: exit 2" exited_with 2
 check "--json, misconfigured: parses (quotes escaped)" \
     "$PY" -c 'import json, sys
@@ -474,7 +473,7 @@ assert "coco_seed_bits" in d["problems"][0]["message"]' "$OUT/stdout"
 PROM=$OUT/rdrand.prom
 for row in "|0" "fail-from=1|1"; do
     IFS='|' read -r spec want <<<"$row"
-    RDRAND_SIM_SPEC=$spec sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" \
+    RDRAND_SIM_SPEC=$spec sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" \
         --provider $SIM --prometheus -o "$PROM"
     check "--prometheus -o, RDRAND_SIM=$spec: exit $want" exited_with "$want"
     check "--prometheus -o: nothing on stdout" test ! -s "$OUT/stdout"
@@ -499,7 +498,7 @@ for row in "|0" "fail-from=1|1"; do
         grep -qx "rdrand_coco_enforced{provider=\"$SIM\"} 0" "$PROM"
 done
 make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM --prometheus
 check "--prometheus, latched: promtool accepts the escaped health_state" \
     promtool check metrics <"$OUT/stdout"
 
@@ -511,7 +510,7 @@ aborting=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco.cnf"
     "RDRAND_TEST_ON_COCO_FAILURE=abort" "RDRAND_TEST_COCO=auto"
     "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=coco=tdx,fail-at=9")
 printf 'stale\n' >"$PROM"
-run "${aborting[@]}" -- "$CHECK" --provider $SIM --prometheus -o "$PROM"
+run "${aborting[@]}" -- "$CHECK" --here --provider $SIM --prometheus -o "$PROM"
 check "abort config: exit 1" exited_with 1
 check "abort config: promtool accepts the file written" \
     promtool check metrics <"$PROM"
@@ -519,7 +518,7 @@ check "abort config: rdrand_check_exit_code 1" \
     grep -qx "rdrand_check_exit_code{provider=\"$SIM\"} 1" "$PROM"
 check "abort config: the provider's reason still on stderr" \
     stderr_has '^rdrand-provider: .*aborting$'
-run "${aborting[@]}" -- "$CHECK" --provider $SIM
+run "${aborting[@]}" -- "$CHECK" --here --provider $SIM
 check "abort config, text: names the signal and the reason" \
     stdout_has '^unhealthy: the check process was killed by signal 6 .*last words on stderr: rdrand-provider: .*aborting'
 check "abort config, text: verdict unhealthy" stdout_has '^verdict: 1 '
@@ -528,14 +527,14 @@ check "abort config, text: verdict unhealthy" stdout_has '^verdict: 1 '
 # (/tmp/r8/j.cnf): both outputs stay valid for their parsers.
 make_variant 's/^warn = stderr$/warn = lo\xffud"x\\y/'
 check "non-UTF-8 value: the variant holds the byte" grep -q $'\xff' "$VARIANT"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM --json
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM --json
 check "non-UTF-8 value, --json: exit 2" exited_with 2
 check "non-UTF-8 value, --json: python3 parses it as UTF-8 JSON" \
     "$PY" -c 'import json, sys
 d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
 assert any("lo\ufffdud" in p["message"] for p in d["problems"])' \
     "$OUT/stdout"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM --prometheus
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM --prometheus
 check "non-UTF-8 value, --prometheus: promtool accepts it" \
     promtool check metrics <"$OUT/stdout"
 check "non-UTF-8 value, --prometheus: valid UTF-8" \
@@ -560,7 +559,7 @@ check "the service runs as the textfile directory's owner, not a DynamicUser" \
 exec_start=$(sed -n 's/^ExecStart=//p' "$UNITS/rdrand-check.service" |
     sed "s|/var/lib/prometheus/node-exporter|$TEXTFILE|")
 # shellcheck disable=SC2086 # the unit's command line, split as systemd does
-sim "OPENSSL_CONF=$CONF/rdrand-sim.cnf" -- $exec_start --provider $SIM
+sim "OPENSSL_CONF=$CONF/rdrand-sim.cnf" -- $exec_start --here --provider $SIM
 check "the unit's ExecStart: exit 0" exited_with 0
 check "the unit's ExecStart: promtool accepts its rdrand.prom" \
     promtool check metrics <"$TEXTFILE/rdrand.prom"
@@ -572,7 +571,7 @@ check "the unit's ExecStart: exactly one file in the directory" \
 # all the same; the verdict names the finding that made it 2, on its
 # line, instead of saying the seeds do not come from the provider.
 make_variant 's/^conditioning = none$/conditioning = reduce512\nconditioning = none/'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 n=$(line_of 'conditioning = reduce512')
 check "duplicated key: exit 2" exited_with 2
 check "duplicated key: the draw reached the provider" \
@@ -584,15 +583,15 @@ check "duplicated key: no claim that seeds come from elsewhere" \
 
 # Counts in the singular and the plural: -n 0 makes 1 prediction-
 # resistant request, -n 1 two; a seed source that served 0 is plural.
-sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM -n 0
+sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" --provider $SIM -n 0
 check "-n 0: 1 request, 1 seed, in the singular" \
     stdout_has "^live draw: 1 prediction-resistant request on libcrypto's public DRBG: 1 seed request reached provider $SIM, 0 failed$"
-sim -- "$CHECK" -c "$CONF/rdrand-sim.cnf" --provider $SIM -n 1
+sim -- "$CHECK" --here -c "$CONF/rdrand-sim.cnf" --provider $SIM -n 1
 check "-n 1: 2 requests, 2 seeds, in the plural" \
     stdout_has "^live draw: 2 prediction-resistant requests on libcrypto's public DRBG: 2 seed requests reached provider $SIM, 0 failed$"
 if ! openssl_at_least 4 0; then
     make_variant 's/^seed_properties = .*/&,fips=yes/'
-    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
     check "0 seed requests: in the plural" \
         stdout_has "1 prediction-resistant request succeeded but provider $SIM served 0 seed requests:"
 fi
@@ -602,7 +601,7 @@ check "no '1 ... requests' anywhere" stdout_lacks '(^|[^0-9])1 [a-z-]+ requests'
 # the findings name the target's lines.
 make_variant 's/^coco_seed_bits = 256$/coco_seed_bits = 128/'
 ln -s "$VARIANT" "$OUT/link.cnf"
-sim -- "$CHECK" -c "$OUT/link.cnf" --provider $SIM
+sim -- "$CHECK" --here -c "$OUT/link.cnf" --provider $SIM
 check "through a symlink: exit 2" exited_with 2
 check "through a symlink: the header names the link and the file" \
     stdout_has "^rdrand-check: provider $SIM, configuration $OUT/link\.cnf -> $VARIANT, "
@@ -618,7 +617,7 @@ rm "$OUT/link.cnf"
 inc_case() { # inc_case NAME: openssl rand and rdrand-check on $VARIANT
     sim "OPENSSL_CONF=$VARIANT" -- "$OPENSSL_BIN" rand -hex 16
     rand_status=$status
-    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 }
 provider_runs() { # provider_runs VALUE: conditioning as the provider got it
     sim "OPENSSL_CONF=$VARIANT" -- "$PROBE" -p "$SIM" conditioning
@@ -644,7 +643,7 @@ check "include (a), includedir: the file found there" \
     stdout_has "given twice \(line $n and $OUT/inc_a\.cnf:1\)"
 check "include (a), includedir: no working-directory warning" \
     stdout_lacks 'relative to the working directory'
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM --json
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM --json
 check "include (a), --json: the verdict's finding names the file checked" \
     "$PY" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -685,17 +684,17 @@ check "include (c) self: the keys it moves, named" \
 # A relative include: another working directory, or an environment
 # without this OPENSSL_CONF_INCLUDE, reads another file: exit 2.
 make_variant "s|^conditioning = none\$|&\n.include inc_a.cnf|"
-(cd "$OUT" && sim -- "$CHECK" -c "$VARIANT" --provider $SIM && echo "$status" >"$OUT/status")
+(cd "$OUT" && sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM && echo "$status" >"$OUT/status")
 status=$(cat "$OUT/status")
 check "relative .include, from its directory: exit 2" exited_with 2
 check "  ... names the line and the working directory" \
     stdout_has "^misconfigured: $VARIANT:$(line_of ".include inc_a.cnf"): \.include: inc_a\.cnf is relative to the working directory \(here $OUT\)"
-sim "OPENSSL_CONF_INCLUDE=$OUT" -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim "OPENSSL_CONF_INCLUDE=$OUT" -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "relative .include resolved by OPENSSL_CONF_INCLUDE: exit 2" exited_with 2
 check "  ... says which file this environment reads, and a service's" \
     stdout_has "inc_a\.cnf is read as $OUT/inc_a\.cnf because OPENSSL_CONF_INCLUDE=$OUT in this environment: a process without it \(a service\) reads inc_a\.cnf from its working directory"
 make_variant "s|^conditioning = none\$|&\n.pragma includedir:/nonexistent\n.include inc_a.cnf|"
-sim "OPENSSL_CONF_INCLUDE=$OUT" -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim "OPENSSL_CONF_INCLUDE=$OUT" -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "relative .include under includedir, OPENSSL_CONF_INCLUDE set: exit 2, the pragma's file named" \
     stdout_has "a process without it \(a service\) reads /nonexistent/inc_a\.cnf;"
 
@@ -742,7 +741,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 fi
 sim "OPENSSL_CONF=$VARIANT" -- "${as[@]}" "$OPENSSL_BIN" rand -hex 16
 check "include (c) unreadable: openssl rand exits 0" exited_ok
-sim -- "${as[@]}" "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "${as[@]}" "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "include (c) unreadable: rdrand-check exits 0" exited_with 0
 check "include (c) unreadable: a warning, why" \
     stdout_has "^warning: $VARIANT:$(line_of ".include $OUT/unread.cnf"): \.include: .*cannot be opened: Permission denied"
@@ -752,14 +751,14 @@ check "include (c) unreadable: a warning, why" \
 # root, is a finding (a service skips the include, or runs without the
 # whole file), never "live".
 if [ "$(id -u)" = 0 ]; then
-    sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+    sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
     check "include closed to others, checked by root: exit 2" exited_with 2
     check "  ... names the include's line, its mode, and the fix" \
         stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/unread.cnf"): \.include: $OUT/unread\.cnf is not readable by every user \(file mode 0000, .*OpenSSL skips it there.*chmod o\+r\)"
 fi
 make_variant ''
 chmod 0600 "$VARIANT"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "file mode 0600: exit 2" exited_with 2
 check "  ... says a service runs without it" \
     stdout_has "^misconfigured: $VARIANT is not readable by every user \(file mode 0600, .*runs with no configuration, seeded from the OS"
@@ -768,12 +767,12 @@ mkdir -p "$OUT/closed"
 make_variant ''
 cp "$VARIANT" "$OUT/closed/c.cnf"
 chmod 0700 "$OUT/closed"
-sim -- "$CHECK" -c "$OUT/closed/c.cnf" --provider $SIM
+sim -- "$CHECK" --here -c "$OUT/closed/c.cnf" --provider $SIM
 check "file in a 0700 directory: a warning (exit 0)" exited_with 0
 check "  ... names the directory" \
     stdout_has "^warning: $OUT/closed/c\.cnf: its directory $OUT/closed is not readable by every user \(directory mode 0700, .*chmod o\+rx\)"
 chmod 0755 "$OUT/closed"
-sim -- "$CHECK" -c "$OUT/closed/c.cnf" --provider $SIM
+sim -- "$CHECK" --here -c "$OUT/closed/c.cnf" --provider $SIM
 check "the same directory opened (0755): no such warning" \
     stdout_lacks "is not readable by every user"
 
@@ -784,14 +783,14 @@ printf 'conditioning = reduce512\n' >"$OUT/open/part.cnf"
 ln -sf "$OUT/open/part.cnf" "$OUT/closed2/link.cnf"
 chmod 0700 "$OUT/closed2"
 make_variant "s|^conditioning = none\$|&\n.include $OUT/closed2/link.cnf|"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "include through a symlink in a 0700 directory: exit 2" exited_with 2
 check "  ... names that directory" \
     stdout_has "^misconfigured: $VARIANT:$(line_of ".include $OUT/closed2/link.cnf"): \.include: $OUT/closed2/link\.cnf: its directory $OUT/closed2 is not readable by every user"
 cp "$OUT/open/part.cnf" "$OUT/d711/part.cnf"
 chmod 0711 "$OUT/d711"
 make_variant "s|^conditioning = none\$|&\n.include $OUT/d711|"
-sim -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "included directory of mode 0711 (others cannot list it): exit 2" exited_with 2
 check "  ... says so" \
     stdout_has "$OUT/d711 is not readable by every user \(included directory mode 0711"
@@ -800,7 +799,7 @@ chmod 0755 "$OUT/closed2" "$OUT/d711"
 # A value from each process's environment: a service without HOME fails
 # to load the whole file (NCONF: "variable has no value").
 make_variant 's|^openssl_conf = openssl_init$|&\nrandfile = $ENV::HOME/.rnd|'
-sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim "HOME=/root" -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "\$ENV::HOME in a value: exit 2 (with HOME set here)" exited_with 2
 check "  ... names the line and the variable" \
     stdout_has "^misconfigured: $VARIANT:$(line_of 'randfile = $ENV::HOME/.rnd'): \[default\] randfile: the value reads \\\$ENV::HOME, .*fails to load the whole file"
@@ -811,11 +810,11 @@ sim "OPENSSL_CONF=$VARIANT" -- env -u HOME "$PROBE" -p $SIM seed-requests
 check "  ... OpenSSL without HOME: no provider (the whole file not loaded)" exited_fail
 for quoted in "'\$ENV::HOME'" '"\$ENV::HOME"' '\\$ENV::HOME' '`\$ENV::HOME`'; do
     make_variant "s|^openssl_conf = openssl_init\$|&\nrandfile = $quoted|"
-    sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
+    sim "HOME=/root" -- "$CHECK" --here -c "$VARIANT" --provider $SIM
     check "$quoted (no expansion): exit 0" exited_with 0
 done
 make_variant 's|^openssl_conf = openssl_init$|&\nrandfile = ${ENV::HOME}|;$a[ENV]\nHOME = /nowhere'
-sim "HOME=/root" -- "$CHECK" -c "$VARIANT" --provider $SIM
+sim "HOME=/root" -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "\${ENV::HOME} with an [ENV] HOME below it (NCONF reads the environment there): exit 2" exited_with 2
 
 # An include directory: its *.cnf and *.conf files, nothing else.
@@ -833,13 +832,13 @@ check "include directory: not the .txt file" stdout_lacks 'bogus'
 
 # --- --help, --version ---
 for args in -h --help; do
-    sim -- "$CHECK" $args
+    sim -- "$CHECK" --here $args
     check "rdrand-check $args: exit 0" exited_with 0
     check "rdrand-check $args: usage on stdout" stdout_has '^usage: .*rdrand-check '
 done
 sim "OPENSSL_CONF=/dev/null" -- "$PROBE" -l -p $SIM version
 version=$(cat "$OUT/stdout")
-sim -- "$CHECK" --version
+sim -- "$CHECK" --here --version
 check "--version: exit 0" exited_with 0
 check "--version: the release (the module's version, $version)" \
     stdout_has "^rdrand-check $version "
@@ -849,10 +848,10 @@ check "--version: the OpenSSL it runs with" \
 # --- usage ---
 for args in "--bogus" "-n -1" "-n x" "-n +5" "--json --prometheus" "extra"; do
     # shellcheck disable=SC2086 # the arguments are a list
-    sim -- "$CHECK" $args
+    sim -- "$CHECK" --here $args
     check "usage error ($args): exit 3" exited_with 3
 done
-sim -- "$CHECK" -n " 5"
+sim -- "$CHECK" --here -n " 5"
 check "usage error (-n ' 5'): exit 3" exited_with 3
 
 # --- rdrand-stat, removed: its name is no longer rdrand-check's ---

@@ -23,7 +23,6 @@ sim_coco() {
         "RDRAND_TEST_ON_COCO_FAILURE=$2" "RDRAND_TEST_COCO=$3"
         "RDRAND_TEST_COCO_SEED_BITS=$4" "RDRAND_SIM=$5")
 }
-exited_with() { [ "$status" -eq "$1" ]; }
 exited_abort() { [ "$status" -eq 134 ]; } # 128 + SIGABRT
 stdout_empty() { [ ! -s "$OUT/stdout" ]; }
 values_are() { # values_are V...: stdout is exactly these lines

@@ -23,7 +23,6 @@ MARK='  # rdrand-check --enable'
 export OPENSSL_MODULES=$REAL_MODULES
 # The fresh-system cache (tests/fresh) holds both releases' .debs.
 CACHE=${RDRAND_FRESH_CACHE:-/var/cache/rdrand-provider/fresh}
-exited_with() { [ "$status" -eq "$1" ]; }
 # The file's bytes and modification time, to prove "nothing changed".
 snap() { echo "$(sha256sum <"$1") $(stat -c %y "$1")"; }
 unchanged() { [ "$(snap "$1")" = "$2" ]; } # unchanged FILE SNAPSHOT
@@ -44,7 +43,7 @@ enabled_and_live() {
     run "OPENSSL_CONF=$file" -- "$OPENSSL_BIN" rand -hex 16
     check "$what: openssl rand with the enabled file exits 0" exited_ok
     check "$what: openssl rand printed 16 bytes" hex32
-    run -- "$CHECK" -c "$file"
+    run -- "$CHECK" --here -c "$file"
     check "$what: rdrand-check -c on the enabled file exits 0" exited_with 0
     check "$what: rdrand-check finds no problem" \
         stdout_lacks '^(warning|unhealthy|misconfigured): '
@@ -60,10 +59,10 @@ enabled_and_live() {
 round_trip() {
     local name=$1 orig=$2 f=$OUT/$1.cnf snap
     cp -p "$orig" "$f"
-    run -- "$CHECK" -c "$f"
+    run -- "$CHECK" --here -c "$f"
     check "$name: before --enable, rdrand-check exits 2 (seeds not ours)" \
         exited_with 2
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     check "$name: --enable exits 0" exited_ok
     check "$name: --enable lists the added lines" \
         stdout_has "^\\+ line [0-9]+: .*${MARK}\$"
@@ -76,14 +75,14 @@ round_trip() {
     enabled_and_live "$name" "$f"
 
     snap=$(snap "$f")
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     check "$name: --enable again exits 0" exited_ok
     check "$name: --enable again says already enabled" \
         stdout_has 'already enabled by rdrand-check --enable; nothing changed$'
     check "$name: --enable again changes nothing (bytes, mtime)" unchanged "$f" "$snap"
     check "$name: --enable again makes no backup" [ "$(backups "$f")" -eq 1 ]
 
-    run -- "$CHECK" --disable "$f"
+    run -- "$CHECK" --here --disable "$f"
     check "$name: --disable exits 0" exited_ok
     check "$name: --disable lists the removed lines" \
         stdout_has "^- line [0-9]+: .*${MARK}\$"
@@ -91,7 +90,7 @@ round_trip() {
     run "OPENSSL_CONF=$f" -- "$PROBE" -n 32 -r seed-requests
     check "$name: after --disable rdrand is not loaded (rdrand-params exits 3)" \
         exited_with 3
-    run -- "$CHECK" -c "$f"
+    run -- "$CHECK" --here -c "$f"
     check "$name: after --disable, the check's advice is --enable on the file" \
         stdout_has "rdrand-check --enable '$f' (adds it and checks the result|makes the edit and checks it)"
 
@@ -99,7 +98,7 @@ round_trip() {
         [ "$(backups "$f")" -eq 1 ]
 
     snap=$(snap "$f")
-    run -- "$CHECK" --disable "$f"
+    run -- "$CHECK" --here --disable "$f"
     check "$name: --disable again exits 0" exited_ok
     check "$name: --disable again says not enabled" \
         stdout_has 'not enabled \(no rdrand line\); nothing changed$'
@@ -111,7 +110,7 @@ round_trip() {
 refused() {
     local name=$1 f=$2 code=$3 msg=$4 snap
     shift 4
-    [ $# -gt 0 ] || set -- "$CHECK" --enable
+    [ $# -gt 0 ] || set -- "$CHECK" --here --enable
     snap=$(snap "$f")
     run -- "$@" "$f"
     check "$name: exits $code" exited_with "$code"
@@ -180,7 +179,7 @@ release() {
         [ "$(grep -cx 'activate = 1' "$OUT/active.orig")" -eq 2 ]
     round_trip active "$OUT/active.orig"
     cp "$OUT/active.orig" "$OUT/active2.cnf"
-    run -- "$CHECK" --enable "$OUT/active2.cnf"
+    run -- "$CHECK" --here --enable "$OUT/active2.cnf"
     check "provider already active: --enable adds only rdrand's activate" \
         [ "$(grep -c "^activate = 1${MARK}\$" "$OUT/active2.cnf")" -eq 0 ]
     check "provider already active: rdrand added to [provider_sect]" \
@@ -191,7 +190,7 @@ release() {
         -e '$a [my_random]\ncipher = AES-256-CTR' "$s" >"$OUT/random.orig"
     round_trip random "$OUT/random.orig"
     cp "$OUT/random.orig" "$OUT/random2.cnf"
-    run -- "$CHECK" --enable "$OUT/random2.cnf"
+    run -- "$CHECK" --here --enable "$OUT/random2.cnf"
     check "existing [random]: seed added into [my_random]" \
         grep -A1 -x 'cipher = AES-256-CTR' "$OUT/random2.cnf" | grep -qx "seed = RDRAND${MARK}"
     check "existing [random]: no new random section" \
@@ -201,34 +200,34 @@ release() {
     f=$OUT/target.cnf
     cp "$s" "$f"
     ln -s "$f" "$OUT/link.cnf"
-    run "OPENSSL_CONF=$OUT/link.cnf" -- "$CHECK" --enable
+    run "OPENSSL_CONF=$OUT/link.cnf" -- "$CHECK" --here --enable
     check "symlink: --enable through OPENSSL_CONF exits 0" exited_ok
     check "symlink: names the target it edits" \
         stdout_has "^$OUT/link.cnf is a symbolic link to $f: editing that file$"
     check "symlink: the link is still a link" [ -L "$OUT/link.cnf" ]
     check "symlink: the target is enabled" grep -q "$MARK\$" "$f"
-    run "OPENSSL_CONF=$OUT/link.cnf" -- "$CHECK" --disable
+    run "OPENSSL_CONF=$OUT/link.cnf" -- "$CHECK" --here --disable
     check "symlink: --disable gives the target back" same_as "$s" "$f"
 
     # The operator edits after --enable.
     f=$OUT/after.cnf
     cp "$s" "$f"
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     sed -i '/^\[ req \]$/a default_md = sha512' "$f"
-    run -- "$CHECK" --disable "$f"
+    run -- "$CHECK" --here --disable "$f"
     check "edit after --enable: --disable exits 0" exited_ok
     check "edit after --enable: --disable keeps the operator's line only" \
         same_as "$OUT/req-edit.orig" "$f"
 
     # A marked line's value edited, its mark kept: it is still ours.
     cp "$s" "$f"
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     sed -i "s/^random = rdrand_random_sect${MARK}\$/random = rdrand_random_sect2${MARK}/" "$f"
     check "marked line edited: the edit is there" grep -q "^random = rdrand_random_sect2$MARK" "$f"
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     check "marked line edited: --enable refuses (not as it writes them)" exited_with 4
     check "marked line edited: --enable says so" stderr_has 'not as --enable writes them'
-    run -- "$CHECK" --disable "$f"
+    run -- "$CHECK" --here --disable "$f"
     check "marked line edited: --disable exits 0" exited_ok
     check "marked line edited: --disable lists the edited line" \
         stdout_has "^- line [0-9]+: random = rdrand_random_sect2${MARK}\$"
@@ -236,10 +235,10 @@ release() {
 
     # A marked line whose mark was removed: no longer ours, refused.
     cp "$s" "$f"
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     sed -i "s/^random = rdrand_random_sect${MARK}\$/random = rdrand_random_sect/" "$f"
     refused "mark removed: --disable" "$f" 4 'still names rdrand' \
-        "$CHECK" --disable
+        "$CHECK" --here --disable
     check "mark removed: --disable names the line" \
         stderr_has 'line [0-9]+: random = rdrand_random_sect$'
 }
@@ -253,7 +252,7 @@ cases() {
     # No openssl_conf: one line in the default section, and the block.
     round_trip minimal "$min"
     cp "$min" "$f"
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     check "no openssl_conf: added after the default section's last key" \
         [ "$(sed -n 2p "$f")" = "openssl_conf = rdrand_openssl_init${MARK}" ]
     printf 'HOME = .' >"$OUT/min-nonl.orig"
@@ -266,21 +265,21 @@ cases() {
     printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nx.activate = 1\n' >"$OUT/dotted.orig"
     round_trip dotted "$OUT/dotted.orig"
     cp "$OUT/crlf.orig" "$f"
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     check "CRLF: added lines end in CRLF too" \
         [ "$(grep -c $'\r$' "$f")" -eq "$(wc -l <"$f")" ]
 
     # Enabled by hand (the project's own example): left alone.
     cp "$CONF/rdrand.cnf" "$f"
     snap=$(snap "$f")
-    run -- "$CHECK" --enable "$f"
+    run -- "$CHECK" --here --enable "$f"
     check "enabled by hand: --enable exits 0" exited_ok
     check "enabled by hand: says so" \
         stdout_has 'already enabled \(by hand\): rdrand is the live seed source; nothing changed$'
     check "enabled by hand: the check ran and was live" stdout_has '^verdict: 0 live'
     check "enabled by hand: unchanged (bytes, mtime)" unchanged "$f" "$snap"
     refused "enabled by hand: --disable" "$f" 4 \
-        'enabled by hand, not by rdrand-check --enable' "$CHECK" --disable
+        'enabled by hand, not by rdrand-check --enable' "$CHECK" --here --disable
     check "enabled by hand: --disable lists the lines to revert" \
         stderr_has "^  line $(grep -n -m1 -x 'module = rdrand.so' "$f" | cut -d: -f1): module = rdrand.so$"
     # Named by hand, but not live: refused, not "already enabled".
@@ -291,11 +290,11 @@ cases() {
     # file the rename puts in place.
     cp "$min" "$f"
     if "$PY" -c 'import os, sys; os.setxattr(sys.argv[1], "user.rdrand-test", b"kept")' "$f" 2>/dev/null; then
-        run -- "$CHECK" --enable "$f"
+        run -- "$CHECK" --here --enable "$f"
         check "xattr: --enable exits 0" exited_ok
         check "xattr: user.rdrand-test kept on the enabled file" \
             "$PY" -c 'import os, sys; assert os.getxattr(sys.argv[1], "user.rdrand-test") == b"kept"' "$f"
-        run -- "$CHECK" --disable "$f"
+        run -- "$CHECK" --here --disable "$f"
         check "xattr: kept through --disable too" \
             "$PY" -c 'import os, sys; assert os.getxattr(sys.argv[1], "user.rdrand-test") == b"kept"' "$f"
     else
@@ -352,14 +351,14 @@ cases() {
     check "new file fails the check: no backup" [ "$(backups "$f")" -eq "$n" ]
     cp "$min" "$f"
     snap=$(snap "$f")
-    run "OPENSSL_MODULES=$OUT/nowhere" -- "$CHECK" --enable "$f"
+    run "OPENSSL_MODULES=$OUT/nowhere" -- "$CHECK" --here --enable "$f"
     check "module not installed: --enable exits 6" exited_with 6
     check "module not installed: the report names the module" stdout_has 'no file .*/nowhere/rdrand.so'
     check "module not installed: unchanged" unchanged "$f" "$snap"
     check "module not installed: no temporary file left" no_temp "$f"
 
     # Files it cannot read or write.
-    run -- "$CHECK" --enable "$OUT/nonexistent.cnf"
+    run -- "$CHECK" --here --enable "$OUT/nonexistent.cnf"
     check "nonexistent: exits 5" exited_with 5
     check "nonexistent: says so" stderr_has "nonexistent.cnf: No such file or directory; nothing changed"
     check "nonexistent: creates nothing" [ ! -e "$OUT/nonexistent.cnf" ]
@@ -371,16 +370,16 @@ cases() {
         chmod 0711 "$OUT"
         cp "$min" "$d/root.cnf"
         refused "unwritable file (nobody, root's 0644)" "$d/root.cnf" 5 \
-            "cannot write $d/root.cnf: Permission denied" "${as[@]}" "$CHECK" --enable
+            "cannot write $d/root.cnf: Permission denied" "${as[@]}" "$CHECK" --here --enable
         cp "$min" "$d/mine.cnf"
         chown 65534:65534 "$d/mine.cnf"
         refused "unwritable directory (nobody's file, root's directory)" \
             "$d/mine.cnf" 5 "cannot create a file in $d .*Permission denied" \
-            "${as[@]}" "$CHECK" --enable
+            "${as[@]}" "$CHECK" --here --enable
         cp "$min" "$d/secret.cnf"
         chmod 0600 "$d/secret.cnf"
         refused "unreadable file" "$d/secret.cnf" 5 \
-            "cannot read $d/secret.cnf: Permission denied" "${as[@]}" "$CHECK" --enable
+            "cannot read $d/secret.cnf: Permission denied" "${as[@]}" "$CHECK" --here --enable
     else
         cp "$min" "$f"
         chmod 0444 "$f"
@@ -394,9 +393,9 @@ cases() {
     # before the last edit.
     cp "$min" "$OUT/bk.cnf"
     for _ in 1 2; do
-        run -- "$CHECK" --enable "$OUT/bk.cnf"
+        run -- "$CHECK" --here --enable "$OUT/bk.cnf"
         cp "$OUT/bk.cnf" "$OUT/bk.enabled"
-        run -- "$CHECK" --disable "$OUT/bk.cnf"
+        run -- "$CHECK" --here --disable "$OUT/bk.cnf"
     done
     check "four edits, one backup" [ "$(backups "$OUT/bk.cnf")" -eq 1 ]
     check "  ... the file before the last edit" \
@@ -405,8 +404,8 @@ cases() {
     # leaves a.cnf's backup alone.
     cp "$min" "$OUT/a.cnf"
     cp "$min" "$OUT/[ab].cnf"
-    run -- "$CHECK" --enable "$OUT/a.cnf"
-    run -- "$CHECK" --enable "$OUT/[ab].cnf"
+    run -- "$CHECK" --here --enable "$OUT/a.cnf"
+    run -- "$CHECK" --here --enable "$OUT/[ab].cnf"
     check "[ab].cnf enabled after a.cnf: a.cnf's backup kept" [ "$(backups "$OUT/a.cnf")" -eq 1 ]
     # Two edits at once: one at a time (a lock on the file), never a
     # backup deleted by the other.
@@ -414,8 +413,8 @@ cases() {
         for _ in 1 2 3 4 5 6; do
             cp "$min" "$OUT/race.cnf"
             rm -f "$OUT"/race.cnf.rdrand-check-backup-*
-            "$CHECK" --enable "$OUT/race.cnf" >/dev/null 2>&1 &
-            "$CHECK" --enable "$OUT/race.cnf" >/dev/null 2>&1
+            "$CHECK" --here --enable "$OUT/race.cnf" >/dev/null 2>&1 &
+            "$CHECK" --here --enable "$OUT/race.cnf" >/dev/null 2>&1
             wait $!
             [ "$(backups "$OUT/race.cnf")" -eq 1 ] || return 1
             grep -q "$MARK" "$OUT/race.cnf" || return 1
@@ -425,11 +424,11 @@ cases() {
     check "four edits: the file is the original" same_as "$min" "$OUT/bk.cnf"
 
     # Usage.
-    run -- "$CHECK" --enable "$f" --json
+    run -- "$CHECK" --here --enable "$f" --json
     check "--enable --json: usage, exit 3" exited_with 3
-    run -- "$CHECK" --enable "$f" "$f"
+    run -- "$CHECK" --here --enable "$f" "$f"
     check "--enable with two files: usage, exit 3" exited_with 3
-    run -- "$CHECK" --enable --disable "$f"
+    run -- "$CHECK" --here --enable --disable "$f"
     check "--enable --disable: usage, exit 3" exited_with 3
 }
 

@@ -59,7 +59,7 @@ sed 's/^random_provider = .*/RANDOM_PROVIDER = base/' "$OUT/sim.cnf" \
     >"$OUT/sim-base-upper.cnf"
 checker() { # checker CONF
     # shellcheck disable=SC2046
-    run $(fenv "$1" "") -- "$CHECK" -c "$1" --provider rdrand-sim
+    run $(fenv "$1" "") -- "$CHECK" --here -c "$1" --provider rdrand-sim
 }
 checker "$OUT/sim.cnf"
 check "rdrand-check: shipped file live" test "$status" -eq 0
@@ -93,7 +93,7 @@ for variant in sim-routed sim-late; do
     check "rdrand-check $variant: the verdict names the line to fix" \
         stdout_has "^verdict: 2 misconfigured, because $OUT/$variant.cnf:[0-9]+: "
     # shellcheck disable=SC2046
-    run $(fenv "$OUT/$variant.cnf" "") -- "$CHECK" -c "$OUT/$variant.cnf" \
+    run $(fenv "$OUT/$variant.cnf" "") -- "$CHECK" --here -c "$OUT/$variant.cnf" \
         --provider rdrand-sim --json
     check "rdrand-check $variant --json: RAND_bytes to fips, 0 seeds" \
         python3 -c 'import json, sys

@@ -138,7 +138,7 @@ fi
 
 # ---- a file --enable edited: the advice is --disable, and it works ----
 printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\ndefault = dflt\n[dflt]\nactivate = 1\n' >"$OUT/stock.cnf"
-run -- "$RDRAND_BUILD_DIR/rdrand-check" --enable "$OUT/stock.cnf"
+run -- "$RDRAND_BUILD_DIR/rdrand-check" --here --enable "$OUT/stock.cnf"
 check "--enable on a stock-like file: exit 0" test "$status" -eq 0
 prerm "$OUT/stock.cnf" remove
 check "enabled file: prerm warns" grep -q '^WARNING' "$OUT/stdout"

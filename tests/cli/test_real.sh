@@ -24,7 +24,7 @@ check "real: no RDRAND failures" line_is 2 0
 # --- rdrand-check: the correct conf/rdrand.cnf proves RDRAND is live ---
 for conf in rdrand.cnf rdrand-coco.cnf; do
     run "OPENSSL_MODULES=$REAL_MODULES" "OPENSSL_CONF=$CONF/$conf" -- \
-        "$RDRAND_BUILD_DIR/rdrand-check"
+        "$RDRAND_BUILD_DIR/rdrand-check" --here
     check "real: rdrand-check with $conf (OPENSSL_CONF) exits 0" exited_ok
     check "real: rdrand-check with $conf: live" \
         stdout_has '^seed source: live: '
@@ -82,7 +82,7 @@ os_bytes_ok() {
 check "real, mix = os: os-bytes between seed-bytes and twice it" os_bytes_ok
 check "real, mix = os: no OS read failed" line_is 3 0
 check "real, mix = os: no RDRAND failures" line_is 5 0
-run "${mix[@]}" -- "$RDRAND_BUILD_DIR/rdrand-check"
+run "${mix[@]}" -- "$RDRAND_BUILD_DIR/rdrand-check" --here
 check "real, mix = os: rdrand-check exits 0" exited_ok
 check "real, mix = os: rdrand-check shows it" stdout_has '^  mix = os$'
 

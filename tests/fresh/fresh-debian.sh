@@ -353,10 +353,11 @@ check "machine-wide: rdrand-check --enable edits the stock /etc/ssl/openssl.cnf,
 [ "$failed" -gt 0 ] || show "$last_log"
 need
 # shellcheck disable=SC2016 # expanded by the chroot's bash
-check "machine-wide: openssl rand, openssl list and rdrand-check (no -c) with no environment" \
+check "machine-wide: openssl rand, openssl list and rdrand-check (no -c) with no environment, live as a service too" \
     run_step enabled 120 "${in_root[@]}" 'openssl rand -hex 16 | grep -Eqx "[0-9a-f]{32}" &&
         openssl list -providers | grep -qw rdrand &&
         { rdrand-check >/root/check.txt; rc=$?; cat /root/check.txt; [ "$rc" -eq 0 ]; } &&
+        grep -qx "as a service: user nobody (uid 65534), environment PATH only, working directory /: live" /root/check.txt &&
         tail -n 1 /root/check.txt | grep -q "^verdict: 0 live"'
 need
 # A server started from the stock file, proved from outside while it runs.
