@@ -29,9 +29,10 @@ struct sim_word {
 
 struct sim_cpu {
     int rdrand_present;
-    int aesni_present;  /* CPUID leaf 1 ECX bit 25 */
-    uint64_t fail_at;   /* 0: never */
-    uint64_t fail_from; /* 0: never */
+    int aesni_present;    /* CPUID leaf 1 ECX bit 25 */
+    uint64_t fail_at;     /* 0: never */
+    uint64_t fail_from;   /* 0: never */
+    char fail_while[256]; /* "": never; else CF=0 while this file exists */
     int have_value;
     uint64_t value;
     struct sim_word *words; /* words=FILE, replayed in a loop */
@@ -294,7 +295,19 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             ok = sim_parse_count(item, value, &cpu->fail_at, err, errlen);
         else if (strcmp(item, "fail-from") == 0)
             ok = sim_parse_count(item, value, &cpu->fail_from, err, errlen);
-        else if (strcmp(item, "value") == 0)
+        else if (strcmp(item, "fail-while") == 0) {
+            /* Absolute: every process must mean the same file. */
+            ok = value[0] == '/' && strlen(value) < sizeof(cpu->fail_while);
+            if (ok)
+                snprintf(cpu->fail_while, sizeof(cpu->fail_while), "%s", value);
+            else
+                sim_error(
+                    err, errlen,
+                    "fail-while=%.64s%s: want an absolute path, under %zu "
+                    "bytes",
+                    value, strlen(value) > 64 ? "..." : "",
+                    sizeof(cpu->fail_while));
+        } else if (strcmp(item, "value") == 0)
             ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
         else if (strcmp(item, "os-value") == 0 && strcmp(value, "count") == 0)
             cpu->have_os_value = 2;
@@ -421,7 +434,8 @@ int rdrand_hw_rdrand64(uint64_t *out)
     if (sim_hook != NULL && n == sim_hook_at)
         sim_hook(sim_hook_arg);
     *out = 0;
-    if (n == sim.fail_at || (sim.fail_from != 0 && n >= sim.fail_from))
+    if (n == sim.fail_at || (sim.fail_from != 0 && n >= sim.fail_from)
+        || (sim.fail_while[0] != '\0' && access(sim.fail_while, F_OK) == 0))
         return 0;
     if (sim.nwords != 0) {
         const struct sim_word *w = &sim.words[(n - 1) % sim.nwords];

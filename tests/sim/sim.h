@@ -9,6 +9,11 @@
  *                           CPU, which must have AES-NI
  *   fail-at=N               the N-th RDRAND execution (1-based) returns CF=0
  *   fail-from=N             executions N, N+1, ... return CF=0
+ *   fail-while=PATH         every execution returns CF=0 while the file
+ *                           PATH (absolute, under 256 bytes) exists: a
+ *                           CPU that breaks and recovers for every
+ *                           process at once (a test creates and removes
+ *                           the file)
  *   value=HEX               every execution returns this word with CF=1;
  *                           HEX is 1 to 16 hex digits, no 0x, no sign
  *   words=FILE              replay FILE (a regular file) in a loop

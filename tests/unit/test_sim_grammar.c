@@ -101,6 +101,35 @@ static void test_counts(void **state)
     refused("fail-from=99999999999999999999", "not understood"); /* > 2^64 */
 }
 
+/* fail-while=PATH: CF=0 exactly while the file is there. */
+static void test_fail_while(void **state)
+{
+    char spec[300], path[256], too_long[300];
+    int carry;
+
+    (void)state;
+    snprintf(path, sizeof(path), "%s/broken", dir);
+    snprintf(spec, sizeof(spec), "fail-while=%s", path);
+    accepted(spec);
+    (void)next_word(&carry);
+    assert_int_equal(carry, 1);
+    words_file("broken", "");
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(next_word(&carry), 0);
+        assert_int_equal(carry, 0);
+    }
+    assert_int_equal(unlink(path), 0);
+    (void)next_word(&carry);
+    assert_int_equal(carry, 1);
+    refused("fail-while=relative", "fail-while=relative: want an absolute");
+    refused("fail-while=", "fail-while=: want an absolute");
+    memset(too_long, 'a', sizeof(too_long));
+    memcpy(too_long, "fail-while=/", 12);
+    too_long[sizeof(too_long) - 1] = '\0';
+    refused(too_long, "under 256 bytes");
+    refused("fail-while=/a,fail-while=/b", "\"fail-while\" given twice");
+}
+
 static void test_items(void **state)
 {
     (void)state;
@@ -429,6 +458,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value),
         cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_fail_while),
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_aesni),
         cmocka_unit_test(test_cpu),
