@@ -14,7 +14,8 @@
 #   machine-wide, as an operator:      rdrand-check --enable on the stock
 #                                      /etc/ssl/openssl.cnf; openssl rand,
 #                                      rdrand-check and --pid of a running
-#                                      s_server with no environment; dpkg -r
+#                                      s_server with no environment; Debian's
+#                                      sshd (tests/real/sshd.sh); dpkg -r
 #                                      warns; reinstalled, --disable gives
 #                                      back the stock file byte for byte,
 #                                      and dpkg -r is then silent.
@@ -394,6 +395,19 @@ pid_script='cd /root &&
         exit 1'
 check "machine-wide: rdrand-check --pid of a running openssl s_server: exit 0, seed-requests >= 1" \
     run_step pid 180 "${in_root[@]}" "$pid_script"
+[ "$failed" -gt 0 ] || show "$last_log"
+need
+# Debian's own sshd (docs/operations.md, OpenSSH): installed here, where
+# it can start nothing (policy-rc.d), never on the machine running the
+# tests; the simulated CPU's module built beside the real one.
+check "machine-wide: Debian's sshd (tests/real/sshd.sh): a seed per login, a failing CPU refuses logins, the exemption works" \
+    run_step sshd 900 "${in_root[@]}" 'printf "#!/bin/sh\nexit 101\n" >/usr/sbin/policy-rc.d &&
+        chmod 755 /usr/sbin/policy-rc.d &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+            --no-install-recommends openssh-server openssh-client >/dev/null &&
+        rm /usr/sbin/policy-rc.d &&
+        cmake --build /src/build --target rdrand-sim >/dev/null &&
+        bash /src/tests/real/sshd.sh /src/build /root/openssl.cnf.stock'
 [ "$failed" -gt 0 ] || show "$last_log"
 need
 check "machine-wide: dpkg -r warns that /etc/ssl/openssl.cnf still loads rdrand.so, naming --disable" \
