@@ -81,6 +81,9 @@ struct check_report {
     size_t nloads;
 };
 
+/* How a forked child of the tool ends (check_child.c): _exit(code). */
+_Noreturn void check_child_exit(int code);
+
 /* Add a problem; section/key may be NULL. */
 void check_problem(struct check_report *r, enum check_severity sev, int line,
                    const char *section, const char *key, const char *fmt, ...)

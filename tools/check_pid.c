@@ -411,11 +411,11 @@ int check_pid_read(pid_t pid, struct check_pid *p, const char *const *modules,
             ssize_t n = write(fds[1], at, left);
 
             if (n <= 0)
-                _exit(127);
+                check_child_exit(127);
             at += n;
             left -= (size_t)n;
         }
-        _exit(code);
+        check_child_exit(code);
     }
     close(fds[1]);
     while (got < sizeof(*p)) {

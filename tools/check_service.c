@@ -132,7 +132,7 @@ static void child(const struct check_service *s, int fd, check_service_fn *fn,
     if (become_service(s, why, sizeof(why)))
         code = fn(arg, why, sizeof(why));
     answer(fd, code, why);
-    _exit(0);
+    check_child_exit(0);
 }
 
 /* Read the whole answer: 1, or 0 if the child said less. */

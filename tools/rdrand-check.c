@@ -1097,7 +1097,7 @@ static int run_in_child(struct check_report *r, int *reported)
     if (pid == 0) {
         close(fds[0]);
         if (dup2(fds[1], STDERR_FILENO) < 0)
-            _exit(CHECK_USAGE);
+            check_child_exit(CHECK_USAGE);
         close(fds[1]);
         return -1;
     }

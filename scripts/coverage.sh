@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Line and branch coverage of provider/ and tools/ (gcov, Debug build,
+# no sanitizer), from the unit, integration and CLI tests, per directory
+# and per file.  A line or branch counts as covered when any object built
+# from that source (rdrand.so, rdrand-sim.so, the test binaries, the tool)
+# ran it.  Usage: scripts/coverage.sh [BUILD_DIR] (default build-cov).
+#   RDRAND_COVERAGE_TESTS: the ctest label regex (default unit|cli|integration)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh python3
+dir=${1:-build-cov}
+labels=${RDRAND_COVERAGE_TESTS:-unit|cli|integration}
+
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DRDRAND_SANITIZE= \
+    "-DCMAKE_C_FLAGS=--coverage -DRDRAND_COVERAGE" \
+    -DCMAKE_EXE_LINKER_FLAGS=--coverage \
+    -DCMAKE_SHARED_LINKER_FLAGS=--coverage >/dev/null
+cmake --build "$dir" -j "$(nproc)" >/dev/null
+find "$dir" -name '*.gcda' -delete
+# Failures still leave their counts: report them, and fail at the end.
+status=0
+ctest --test-dir "$dir" -j "$(nproc)" -L "$labels" -LE '^(long|install)$' \
+    >"$dir/coverage-ctest.log" 2>&1 || status=$?
+tail -n 3 "$dir/coverage-ctest.log"
+
+json=$(mktemp -d)
+trap 'rm -rf "$json"' EXIT
+n=0
+while IFS= read -r -d '' gcda; do
+    n=$((n + 1))
+    # One directory per object: two objects of one source must not
+    # overwrite each other's report.
+    mkdir -p "$json/$n"
+    (cd "$json/$n" && gcov --json-format --branch-probabilities \
+        --object-directory "$(dirname "$gcda")" "$gcda" >/dev/null 2>&1) || true
+done < <(find "$dir" -name '*.gcda' -print0)
+python3 - "$json" "$PWD" <<'EOF'
+import glob, gzip, json, os, sys
+
+root, top = sys.argv[1], sys.argv[2]
+lines, branches = {}, {}  # (file, line) -> covered; (file, line, i) -> taken
+for path in glob.glob(os.path.join(root, "*", "*.gcov.json.gz")):
+    with gzip.open(path, "rt") as f:
+        report = json.load(f)
+    cwd = report.get("current_working_directory", top)
+    for unit in report["files"]:
+        # The build maps the source directory away (-ffile-prefix-map):
+        # a relative name is the checkout's.
+        f = unit["file"]
+        name = os.path.relpath(os.path.normpath(
+            f if os.path.isabs(f) else
+            os.path.join(top if os.path.exists(os.path.join(top, f)) else cwd, f)), top)
+        if not name.startswith(("provider/", "tools/")) or not name.endswith(".c"):
+            continue
+        for line in unit["lines"]:
+            key = (name, line["line_number"])
+            lines[key] = lines.get(key, False) or line["count"] > 0
+            for i, b in enumerate(line.get("branches", [])):
+                bkey = key + (i,)
+                branches[bkey] = branches.get(bkey, False) or b["count"] > 0
+
+def table(keyfn):
+    out = {}
+    for (f, *_), hit in lines.items():
+        k = keyfn(f); t = out.setdefault(k, [0, 0, 0, 0]); t[0] += hit; t[1] += 1
+    for (f, *_), hit in branches.items():
+        k = keyfn(f); t = out.setdefault(k, [0, 0, 0, 0]); t[2] += hit; t[3] += 1
+    return out
+
+def pct(a, b):
+    return f"{100.0 * a / b:5.1f} % ({a} of {b})" if b else "  -"
+
+print(f"{'':24} {'lines':>24}   {'branches':>24}")
+for d, (lh, lt, bh, bt) in sorted(table(lambda f: f.split("/")[0] + "/").items()):
+    print(f"{d:24} {pct(lh, lt):>24}   {pct(bh, bt):>24}")
+print()
+for f, (lh, lt, bh, bt) in sorted(table(lambda f: f).items()):
+    print(f"{f:24} {pct(lh, lt):>24}   {pct(bh, bt):>24}")
+EOF
+[ "$status" -eq 0 ] || { echo "coverage: some tests failed (see $dir/coverage-ctest.log)"; exit 1; }
