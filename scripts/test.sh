@@ -25,11 +25,11 @@ cd "$(dirname "$0")/.."
 # Building OpenSSL 3.5/3.6 (scripts/openssl-build.sh): dpkg-dev, perl,
 # xz-utils, flock (util-linux).
 # rdrand-check's tests (tests/cli/test_check.sh): promtool (prometheus),
-# Debian's python3 (json.tool), systemd-analyze (systemd).  The fresh
+# Debian's python3 (json.tool), systemd-analyze (systemd), setfacl (acl).  The fresh
 # systems: debootstrap (tests/fresh/fresh-debian.sh installs the rest).
 scripts/deps.sh shellcheck clang-format valgrind binutils debootstrap \
     dpkg-dev file lintian mandoc groff-base man-db perl xz-utils util-linux \
-    prometheus python3 systemd
+    prometheus python3 systemd acl
 
 jobs=$(nproc)
 long=${RDRAND_TEST_LONG:-1}

@@ -24,6 +24,7 @@
 #include "rdrand_provider.h"
 
 #include "check.h"
+#include "conf_reach.h"
 #include "conf_walk.h"
 #include "config_rules.h"
 
@@ -278,9 +279,13 @@ static void check_module(struct check_report *r, const struct conf_lines *l,
     if (access(path, R_OK) != 0 && errno != ENOENT && errno != ENOTDIR)
         snprintf(why, sizeof(why), "this user (uid %ld) cannot read (%s)",
                  (long)geteuid(), strerror(errno));
-    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        conf_reach_limits(r, path,
+                          module ? line_of(l, sect_name, "module")
+                                 : section_line(l, sect_name),
+                          sect_name, "module");
         return;
-    else
+    } else
         snprintf(why, sizeof(why), "no file");
     snprintf(with_so, sizeof(with_so), "%s.so", path);
     hint = module != NULL && access(with_so, R_OK) == 0

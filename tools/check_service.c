@@ -11,10 +11,13 @@
  * names what it can see (file modes, $ENV:: values, relative includes);
  * this draw settles the rest by doing what a service does.
  *
- * The child starts from a process that has loaded no configuration, so
- * what it finds is what the service would find, and it cannot regain
- * root: setuid from root drops every capability, and the child checks
- * that it did.
+ * The child becomes the service's user and then runs this program anew
+ * (fexecve), so nothing of the operator's process reaches it: not the
+ * libcrypto that LD_LIBRARY_PATH or LD_PRELOAD chose, not OPENSSL_*.  It
+ * cannot regain root: setuid from root drops every capability, and the
+ * child checks that it did.  What it does not model: a unit's mount
+ * namespace (PrivateTmp=, ProtectHome=: check_conf.c warns of paths
+ * there) and file ACLs beyond what its own user meets.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,27 +39,34 @@
 #define SERVICE_PATH                                                           \
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* The child's answer; code -1: it could not become the service. */
-struct service_answer {
-    int code;
-    char why[sizeof(((struct check_service *)0)->why)];
-};
-
 int check_service_user(struct check_service *s, const char *who, char *err,
                        size_t len)
 {
     struct passwd *pw;
-    char *end;
+    char *end, shown[64];
     unsigned long uid;
 
+    if (who == NULL && geteuid() != 0) {
+        /* Not root: the draw stays this process's user, entry or not. */
+        s->uid = geteuid();
+        s->gid = getegid();
+        pw = getpwuid(s->uid);
+        snprintf(s->user, sizeof(s->user), "%s",
+                 pw != NULL && strlen(pw->pw_name) < sizeof(s->user)
+                     ? pw->pw_name
+                     : "(no name)");
+        return 0;
+    }
     if (who == NULL)
-        who = geteuid() == 0 ? "nobody" : NULL;
+        who = "nobody";
+    /* An operator's typo shown as text, not as terminal controls. */
+    for (size_t i = 0; i < sizeof(shown) - 1 && (shown[i] = who[i]); i++)
+        if ((unsigned char)shown[i] < 0x20 || shown[i] == 0x7f)
+            shown[i] = '?';
+    shown[sizeof(shown) - 1] = '\0';
     errno = 0;
-    if (who == NULL)
-        pw = getpwuid(geteuid());
-    else if (*who >= '0' && *who <= '9'
-             && (uid = strtoul(who, &end, 10), *end == '\0')
-             && uid == (uid_t)uid)
+    if (*who >= '0' && *who <= '9'
+        && (uid = strtoul(who, &end, 10), *end == '\0') && uid == (uid_t)uid)
         pw = getpwuid((uid_t)uid);
     else
         pw = getpwnam(who);
@@ -65,13 +75,19 @@ int check_service_user(struct check_service *s, const char *who, char *err,
                  "--as %s: no such user%s%s (the service draw runs as "
                  "nobody by default; name a user with --as USER, or skip "
                  "it with --here)",
-                 who ? who : "(uid of this process)", errno ? ": " : "",
-                 errno ? strerror(errno) : "");
+                 shown, errno ? ": " : "", errno ? strerror(errno) : "");
         return -1;
     }
     if (geteuid() != 0 && pw->pw_uid != geteuid()) {
         snprintf(err, len,
-                 "--as %s: only root can run the check as another user", who);
+                 "--as %s: only root can run the check as another user", shown);
+        return -1;
+    }
+    /* initgroups needs the whole name. */
+    if (strlen(pw->pw_name) >= sizeof(s->user)) {
+        snprintf(err, len,
+                 "--as: user names of %zu bytes or more are not supported",
+                 sizeof(s->user));
         return -1;
     }
     s->uid = pw->pw_uid;
@@ -83,17 +99,10 @@ int check_service_user(struct check_service *s, const char *who, char *err,
 /* In the child: be the service, or say why not (errno's text in why). */
 static int become_service(const struct check_service *s, char *why, size_t len)
 {
-    int null = open("/dev/null", O_RDWR);
-
-    /* The provider's warnings belong to the main draw's report. */
-    if (null < 0 || dup2(null, STDOUT_FILENO) < 0
-        || dup2(null, STDERR_FILENO) < 0 || clearenv() != 0
-        || setenv("PATH", SERVICE_PATH, 1) != 0 || chdir("/") != 0) {
-        snprintf(why, len, "setting up its environment: %s", strerror(errno));
+    if (chdir("/") != 0) {
+        snprintf(why, len, "entering /: %s", strerror(errno));
         return 0;
     }
-    if (null > STDERR_FILENO)
-        close(null);
     if (geteuid() != 0)
         return 1; /* check_service_user allowed only this user */
     if (initgroups(s->user, s->gid) != 0 || setgid(s->gid) != 0
@@ -108,83 +117,120 @@ static int become_service(const struct check_service *s, char *why, size_t len)
     return 1;
 }
 
-static void answer(int fd, int code, const char *why)
+/*
+ * The child: the service's user, then this program anew, as a service
+ * starts it: only PATH, so the loader picks libcrypto as it does for a
+ * daemon (no LD_LIBRARY_PATH, no LD_PRELOAD of the operator's), and
+ * libcrypto reads no OPENSSL_* of the operator's.  --here: no service
+ * draw of its own.  Its report on out; why it could not run on err.
+ */
+static void child(const struct check_service *s, int self, int out, int err,
+                  const char *config, const char *provider)
 {
-    struct service_answer a = {.code = code};
-    const char *p = (const char *)&a;
-    size_t left = sizeof(a);
-    ssize_t n;
+    char *const argv[] = {
+        "rdrand-check", "--here",         "-c", (char *)config,
+        "--provider",   (char *)provider, NULL};
+    char *const envp[] = {"PATH=" SERVICE_PATH, NULL};
+    char why[256] = "";
+    int null = open("/dev/null", O_RDWR);
 
-    snprintf(a.why, sizeof(a.why), "%s", why);
-    while (left > 0 && ((n = write(fd, p, left)) > 0 || errno == EINTR))
-        if (n > 0) {
-            p += n;
-            left -= (size_t)n;
-        }
+    if (null < 0 || dup2(out, STDOUT_FILENO) < 0
+        || dup2(null, STDERR_FILENO) < 0 || dup2(null, STDIN_FILENO) < 0)
+        snprintf(why, sizeof(why), "its output: %s", strerror(errno));
+    else if (become_service(s, why, sizeof(why))) {
+        /* The file is run, not found by path: a build tree under /root
+         * is no reason to fail. */
+        fexecve(self, argv, envp);
+        snprintf(why, sizeof(why), "running %s as user %s: %s", "rdrand-check",
+                 s->user, strerror(errno));
+    }
+    if (write(err, why, strlen(why)) < 0) {
+        /* nothing left to tell it with */
+    }
+    check_child_exit(127);
 }
 
-static void child(const struct check_service *s, int fd, check_service_fn *fn,
-                  void *arg)
+/* All of fd, up to len - 1 bytes kept (the rest read and dropped). */
+static size_t read_all(int fd, char *buf, size_t len)
 {
-    char why[sizeof(s->why)] = "";
-    int code = -1;
-
-    if (become_service(s, why, sizeof(why)))
-        code = fn(arg, why, sizeof(why));
-    answer(fd, code, why);
-    check_child_exit(0);
-}
-
-/* Read the whole answer: 1, or 0 if the child said less. */
-static int read_answer(int fd, struct service_answer *a)
-{
-    char *p = (char *)a;
+    char sink[512];
     size_t have = 0;
-    ssize_t n;
 
-    while (have < sizeof(*a)
-           && ((n = read(fd, p + have, sizeof(*a) - have)) > 0
-               || (n < 0 && errno == EINTR)))
-        if (n > 0)
+    for (;;) {
+        char *to = have < len - 1 ? buf + have : sink;
+        size_t room = have < len - 1 ? len - 1 - have : sizeof(sink);
+        ssize_t n = read(fd, to, room);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (to != sink)
             have += (size_t)n;
-    return have == sizeof(*a);
+    }
+    buf[have] = '\0';
+    return have;
 }
 
-void check_service_run(struct check_service *s, check_service_fn *fn, void *arg)
+/* The report's last "verdict: " line, after its ", because ". */
+static void reason_of(const char *report, char *why, size_t len)
 {
-    struct service_answer a = {.code = -1};
-    int fds[2], status = 0, got;
+    const char *v = NULL, *p = report, *end, *because;
+
+    for (; (p = strstr(p, "verdict: ")) != NULL; p++)
+        if (p == report || p[-1] == '\n')
+            v = p;
+    if (v == NULL) {
+        snprintf(why, len, "its report has no verdict line");
+        return;
+    }
+    end = strchr(v, '\n') != NULL ? strchr(v, '\n') : v + strlen(v);
+    because = strstr(v, ", because ");
+    if (because != NULL && because < end)
+        v = because + strlen(", because ");
+    snprintf(why, len, "%.*s", (int)(end - v), v);
+}
+
+void check_service_run(struct check_service *s, const char *config,
+                       const char *provider)
+{
+    static char report[65536];
+    char failed[256] = "";
+    int out[2], err[2], status = 0, self;
     pid_t pid;
 
     s->ran = 1;
-    s->code = CHECK_MISCONFIGURED;
-    if (pipe(fds) != 0 || (pid = fork()) < 0) {
-        snprintf(s->why, sizeof(s->why), "the check could not start: %s",
-                 strerror(errno));
+    s->code = -1;
+    if ((self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0
+        || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0
+        || (pid = fork()) < 0) {
+        snprintf(s->why, sizeof(s->why), "starting it: %s", strerror(errno));
         return;
     }
-    if (pid == 0) {
-        close(fds[0]);
-        child(s, fds[1], fn, arg);
-    }
-    close(fds[1]);
-    got = read_answer(fds[0], &a);
-    close(fds[0]);
+    if (pid == 0)
+        child(s, self, out[1], err[1], config, provider);
+    close(self);
+    close(out[1]);
+    close(err[1]);
+    read_all(out[0], report, sizeof(report));
+    read_all(err[0], failed, sizeof(failed));
+    close(out[0]);
+    close(err[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (WIFSIGNALED(status)) {
-        /* on_coco_failure = abort kills every service too: RDRAND. */
-        s->code = CHECK_UNHEALTHY;
+    /* 0, 1, 2: a verdict; 3 and up, or a signal: no verdict. */
+    if (WIFEXITED(status) && WEXITSTATUS(status) <= CHECK_MISCONFIGURED) {
+        s->code = WEXITSTATUS(status);
+        if (s->code != CHECK_LIVE)
+            reason_of(report, s->why, sizeof(s->why));
+    } else if (failed[0] != '\0')
+        snprintf(s->why, sizeof(s->why), "%s", failed);
+    else if (WIFEXITED(status))
         snprintf(s->why, sizeof(s->why),
-                 "the check was killed by signal %d (%s) while loading "
-                 "this configuration or drawing",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
-    } else if (!got || a.code < 0) {
-        /* The reason is short; a longer one is cut, not overrun. */
-        snprintf(s->why, sizeof(s->why), "the check could not run: %.600s",
-                 got ? a.why : "it ended without an answer");
-    } else {
-        s->code = a.code;
-        memcpy(s->why, a.why, sizeof(s->why));
-    }
+                 "rdrand-check as user %s exited %d without a verdict", s->user,
+                 WEXITSTATUS(status));
+    else
+        snprintf(s->why, sizeof(s->why),
+                 "rdrand-check as user %s was killed by signal %d (%s)",
+                 s->user, WTERMSIG(status), strsignal(WTERMSIG(status)));
 }

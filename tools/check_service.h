@@ -10,10 +10,10 @@ struct check_service {
     int here;       /* --here: this user and environment only, no redraw */
     uid_t uid;      /* who the service draw runs as */
     gid_t gid;      /* ... with this group, and the user's groups */
-    char user[64];  /* ... by name ("" when the uid has none) */
+    char user[64];  /* ... by name (a passwd entry is required) */
     int ran;        /* the draw was attempted: code and why hold it */
-    int code;       /* its verdict, an enum check_exit */
-    char why[1280]; /* what it found, when code != 0 */
+    int code;       /* its verdict, an enum check_exit; -1: it did not run */
+    char why[1024]; /* what it found, or why it did not run */
 };
 
 /*
@@ -24,16 +24,15 @@ struct check_service {
 int check_service_user(struct check_service *s, const char *who, char *err,
                        size_t len);
 
-/* The check in the service's process: its verdict and its reason. */
-typedef int check_service_fn(void *arg, char *why, size_t len);
-
 /*
- * Fork; in the child, become the service (environment cleared to PATH,
- * working directory /, s->uid with its groups, no way back) and run fn;
- * its verdict and reason into s.  Call before this process has loaded a
- * configuration: the child must start from what a service starts from.
+ * Check config (an absolute path) for provider as a service would: a
+ * child becomes the service (s->uid with its groups, no way back,
+ * working directory /) and runs this program anew with only PATH in its
+ * environment (rdrand-check --here -c config --provider provider).  Its
+ * verdict into s->code (CHECK_LIVE, _UNHEALTHY, _MISCONFIGURED; -1: it
+ * could not run) and, unless live, its reason into s->why.
  */
-void check_service_run(struct check_service *s, check_service_fn *fn,
-                       void *arg);
+void check_service_run(struct check_service *s, const char *config,
+                       const char *provider);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "conf_reach.h"
@@ -67,6 +68,61 @@ static const char *closed_to_others(const char *path, char *at, size_t len,
     return what;
 }
 
+/* Trees a unit's own mount namespace hides or replaces. */
+static const char *const sandboxed[][2] = {{"/tmp/", "PrivateTmp="},
+                                           {"/var/tmp/", "PrivateTmp="},
+                                           {"/home/", "ProtectHome="},
+                                           {"/root/", "ProtectHome="},
+                                           {"/run/user/", "ProtectHome="}};
+
+void conf_reach_limits(struct check_report *r, const char *path, int pos,
+                       const char *section, const char *key)
+{
+    char *real = realpath(path, NULL);
+    struct stat st;
+
+    if (real == NULL)
+        return;
+    /*
+     * Others may read it, its owner or group may not: a service running
+     * as that owner or in that group cannot (nobody's draw can).
+     */
+    if (stat(real, &st) == 0 && (st.st_mode & S_IROTH)
+        && (!(st.st_mode & S_IRGRP) || !(st.st_mode & S_IRUSR)))
+        check_problem(r, SEV_MISCONFIGURED, pos, section, key,
+                      "%s (mode %04o, owner uid %u, group gid %u) is "
+                      "readable by others but not by its %s: a service "
+                      "running as that %s cannot open it; make it readable "
+                      "(chmod %s+r)",
+                      real, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+                      (unsigned)st.st_gid,
+                      !(st.st_mode & S_IRUSR) ? "owner" : "group",
+                      !(st.st_mode & S_IRUSR) ? "user" : "group's member",
+                      !(st.st_mode & S_IRUSR) ? "u" : "g");
+    if (getxattr(real, "system.posix_acl_access", NULL, 0) > 0)
+        check_problem(r, SEV_WARNING, pos, section, key,
+                      "%s has an access ACL: a service's user may be denied "
+                      "what its mode allows; this check reads the mode "
+                      "bits only (getfacl %s)",
+                      real, real);
+    /*
+     * Not for the file checked (pos 0): a unit is pointed at a file by
+     * name, and one under /tmp or /root is a test's or a checkout's.
+     */
+    for (size_t i = 0; pos > 0 && i < sizeof(sandboxed) / sizeof(sandboxed[0]);
+         i++)
+        if (strncmp(real, sandboxed[i][0], strlen(sandboxed[i][0])) == 0
+            || strncmp(path, sandboxed[i][0], strlen(sandboxed[i][0])) == 0)
+            check_problem(
+                r, SEV_WARNING, pos, section, key,
+                "%s is under %s: a systemd unit with %s (this tool's own "
+                "example unit has it) does not see it and runs without it; "
+                "neither this check nor its service draw runs in a unit's "
+                "mount namespace",
+                path, sandboxed[i][0], sandboxed[i][1]);
+    free(real);
+}
+
 void conf_reach_file(struct check_report *r, const char *path, int pos)
 {
     char at[PATH_MAX];
@@ -74,6 +130,7 @@ void conf_reach_file(struct check_report *r, const char *path, int pos)
     const char *what = closed_to_others(path, at, sizeof(at), &st);
     int above = strcmp(what, "directory") == 0;
 
+    conf_reach_limits(r, path, pos, NULL, pos > 0 ? ".include" : NULL);
     if (what[0] == '\0')
         return;
     /*

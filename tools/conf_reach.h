@@ -13,6 +13,15 @@
  * closed to other users: its mode, or a directory above it. */
 void conf_reach_file(struct check_report *r, const char *path, int pos);
 
+/*
+ * What the service draw cannot see about path (a configuration file, an
+ * include, the module), as problems at pos: others may read it, its owner
+ * or group may not; an ACL (a warning); a tree a unit's PrivateTmp= or
+ * ProtectHome= hides (a warning).
+ */
+void conf_reach_limits(struct check_report *r, const char *path, int pos,
+                       const char *section, const char *key);
+
 /* The first $ENV::NAME NCONF would expand in value (under .pragma
  * dollarid only ${...} and $(...) expand): 1 and NAME, or 0. */
 int conf_reach_env(const char *value, int dollarid, char *name, size_t len);

@@ -976,9 +976,6 @@ static FILE *open_output(const char *path, char *tmp, size_t tmp_len)
     return out;
 }
 
-static void check_in_process(struct check_report *r, struct dynamic *d,
-                             const char *config, long more);
-
 /* A finding as one line: "file:line: [section] key: message". */
 static void problem_text(const struct check_report *r,
                          const struct check_problem *p, char *buf, size_t len)
@@ -996,51 +993,42 @@ static void problem_text(const struct check_report *r,
 }
 
 /*
- * In the service's child (check_service.c): the same check of the same
- * file, by its full path (a service does not start in the operator's
- * directory), without a service draw of its own.
- */
-static int service_check(void *arg, char *why, size_t len)
-{
-    const struct check_report *from = arg;
-    static struct check_report r;
-    static struct dynamic d;
-    int code, because;
-
-    r.config = from->config[0] == '/' ? from->config : from->shown;
-    r.shown = from->shown;
-    r.provider = from->provider;
-    r.openssl_version = from->openssl_version;
-    check_in_process(&r, &d, r.config, 0);
-    if ((code = verdict_of(&r, &because)) != CHECK_LIVE && because >= 0)
-        problem_text(&r, &r.problems[because], why, len);
-    return code;
-}
-
-/*
  * What the service draw found, unless this process found it too: a
  * process as root, with the operator's environment, is not a service.
  */
 static void service_finding(struct check_report *r)
 {
     const struct check_service *s = r->service;
+    enum check_severity sev;
     char seen[sizeof(s->why)];
 
     if (s == NULL || !s->ran || s->code == CHECK_LIVE)
         return;
+    /*
+     * Not a finding about the file: a root without CAP_SETUID (a
+     * container), a tool its user may not run.  No verdict either way.
+     */
+    if (s->code < 0) {
+        fputs("rdrand-check: the service draw could not run: ", stderr);
+        put_text_safe(stderr, s->why);
+        fputs("; no verdict (--here checks for this user and environment "
+              "only)\n",
+              stderr);
+        exit(CHECK_USAGE);
+    }
+    sev = s->code == CHECK_UNHEALTHY ? SEV_UNHEALTHY : SEV_MISCONFIGURED;
     for (size_t i = 0; i < r->nproblems; i++) {
         problem_text(r, &r->problems[i], seen, sizeof(seen));
-        if (strcmp(seen, s->why) == 0)
+        if (r->problems[i].severity == sev && strcmp(seen, s->why) == 0)
             return;
     }
-    check_problem(
-        r, s->code == CHECK_UNHEALTHY ? SEV_UNHEALTHY : SEV_MISCONFIGURED, 0,
-        NULL, NULL,
-        "a service using this configuration is not seeded as this "
-        "process is: the check, run as a system service runs (user "
-        "%s, uid %ld, that user's groups, environment PATH only, "
-        "working directory /), found: %s",
-        s->user, (long)s->uid, s->why);
+    check_problem(r, sev, 0, NULL, NULL,
+                  "a service using this configuration is not seeded as this "
+                  "process is: the check, run as a system service runs (user "
+                  "%s, uid %ld, that user's groups, environment PATH only, "
+                  "working directory /, the file given as OPENSSL_CONF), "
+                  "found: %s",
+                  s->user, (long)s->uid, s->why);
 }
 
 /*
@@ -1055,7 +1043,9 @@ static void check_in_process(struct check_report *r, struct dynamic *d,
     /* First, while nothing is loaded here for the service's child to
      * inherit. */
     if (r->service != NULL && !r->service->here)
-        check_service_run(r->service, service_check, r);
+        check_service_run(r->service,
+                          r->config[0] == '/' ? r->config : r->shown,
+                          r->provider);
     if ((settings = OPENSSL_INIT_new()) == NULL
         || !OPENSSL_INIT_set_config_filename(settings, config)
         || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
@@ -1611,7 +1601,12 @@ int main(int argc, char **argv)
         return (code = run_pid(&r, &d, &a)) < 0
                    ? CHECK_UNREADABLE
                    : write_report(&r, &d, &a, code);
-    service_settings.here = a.here;
+    /*
+     * --disable refuses while rdrand stays live without its lines: root's
+     * draw, which reads every file, answers that; a service draw that
+     * fails would turn "still live" into "not live".
+     */
+    service_settings.here = a.here || a.edit == 'D';
     if (!a.here
         && check_service_user(&service_settings, a.as, err, sizeof(err)) != 0) {
         fprintf(stderr, "%s: %s\n", argv[0], err);

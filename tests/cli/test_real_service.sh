@@ -13,6 +13,14 @@ if [ "$(id -u)" != 0 ]; then
     echo "SKIP: the service draw as another user needs root"
     exit 77
 fi
+# Against a private OpenSSL (LD_LIBRARY_PATH, the build-ossl-* suites) the
+# tool run as a service, with only PATH, loads the system's libcrypto,
+# not the one it was built for: no service uses that build.
+libcrypto_of() { readlink -f "$("$@" ldd "$RDRAND_BUILD_DIR/rdrand-check" | awk '$1 ~ /^libcrypto/ { print $3 }')"; }
+if [ "$(libcrypto_of env)" != "$(libcrypto_of env -u LD_LIBRARY_PATH)" ]; then
+    echo "SKIP: a private OpenSSL through LD_LIBRARY_PATH: services use the system's"
+    exit 77
+fi
 CHECK=$RDRAND_BUILD_DIR/rdrand-check
 PY=/usr/bin/python3
 
@@ -49,8 +57,12 @@ check "readable module, --json: service.user is nobody" json_is 'd["service"]["u
 check "readable module, --json: service.uid 65534, exit_code 0, found null" \
     json_is '(d["service"]["uid"], d["service"]["exit_code"], d["service"]["found"])' \
     "(65534, 0, None)"
+run -- "$CHECK" -c "$OUT/service.cnf"
+check "readable module under /tmp: a warning that PrivateTmp= units do not see it" \
+    stdout_has "^warning: $OUT/service.cnf:[0-9]+: \[rdrand_sect\] module: $MODS/rdrand\.so is under /tmp/: a systemd unit with PrivateTmp="
 run -- "$CHECK" -c "$OUT/service.cnf" --as daemon
-check "--as daemon: exit 0, the draw ran as daemon" \
+check "--as daemon: exit 0" exited_with 0
+check "  ... the draw ran as daemon" \
     stdout_has '^as a service: user daemon \(uid 1\), .*: live$'
 
 # ---- a module only root can read ----
@@ -84,6 +96,32 @@ run -- "$CHECK" -c "$OUT/service.cnf" --as root
 check "module mode 0600, --as root: exit 0" exited_with 0
 chmod 644 "$MODS/rdrand.so"
 
+# ---- others may read it, its group may not: nobody's draw cannot tell ----
+chmod 604 "$MODS/rdrand.so"
+run -- "$CHECK" -c "$OUT/service.cnf"
+check "module 0604: exit 2" exited_with 2
+check "  ... its group cannot read it, though others can" \
+    stdout_has "^misconfigured: $OUT/service.cnf:[0-9]+: \[rdrand_sect\] module: $MODS/rdrand\.so \(mode 0604, .*\) is readable by others but not by its group"
+chmod 644 "$MODS/rdrand.so"
+if command -v setfacl >/dev/null && setfacl -m u:daemon:0 "$MODS/rdrand.so" 2>/dev/null; then
+    run -- "$CHECK" -c "$OUT/service.cnf"
+    check "module with an ACL: a warning that the check reads mode bits only" \
+        stdout_has "^warning: .*module: $MODS/rdrand\.so has an access ACL"
+    setfacl -b "$MODS/rdrand.so"
+else
+    echo "skip - ACL: setfacl missing, or $OUT's file system has no ACLs"
+fi
+
+# ---- a module its group may read, others not: root's groups are dropped ----
+chmod 640 "$MODS/rdrand.so"
+chgrp root "$MODS/rdrand.so"
+run -- "$CHECK" -c "$OUT/service.cnf"
+check "module 0640 root:root: exit 2 (the service has none of root's groups)" \
+    exited_with 2
+check "  ... nobody cannot read it" \
+    stdout_has "found: .*this user \(uid 65534\) cannot read \(Permission denied\)"
+chmod 644 "$MODS/rdrand.so"
+
 # ---- a module in a directory others cannot enter ----
 mkdir -m 700 "$OUT/closed"
 install -m 644 "$REAL_MODULES/rdrand.so" "$OUT/closed/rdrand.so"
@@ -101,6 +139,18 @@ check "configuration mode 0600: exit 2" exited_with 2
 check "  ... and the service draw is not live" \
     stdout_has "^$SERVICE: NOT live"
 chmod 644 "$OUT/service.cnf"
+
+# ---- a root that cannot change user (a container): no verdict, exit 3 ----
+if setpriv --bounding-set -setuid,-setgid --inh-caps=-all true 2>/dev/null; then
+    run -- setpriv --bounding-set -setuid,-setgid --inh-caps=-all \
+        "$CHECK" -c "$OUT/service.cnf"
+    check "root without CAP_SETUID: exit 3, no verdict" exited_with 3
+    check "  ... says the service draw could not run, and why" \
+        stderr_has '^rdrand-check: the service draw could not run: becoming user nobody: Operation not permitted; no verdict'
+    check "  ... and prints no verdict" stdout_lacks '^verdict: '
+else
+    echo "skip - no CAP_SETUID: setpriv cannot drop it here"
+fi
 
 # ---- --as: bad values, and what it does not apply to ----
 run -- "$CHECK" -c "$OUT/service.cnf" --as no-such-user-rdrand
@@ -130,15 +180,39 @@ else
     check "  ... says so" stderr_has 'only root can run the check as another user'
 fi
 
+# ---- --disable: still live without its lines is root's question ----
+# An --enable'd file that also includes a hand-written load of the module
+# from a directory only root can enter: without the marked lines root's
+# processes stay seeded by it, so --disable must refuse, whatever a
+# service's draw would say.
+mkdir -m 700 "$OUT/private"
+install -m 644 "$REAL_MODULES/rdrand.so" "$OUT/private/rdrand.so"
+printf 'openssl_conf = init\n[init]\nproviders = prov\n[prov]\ndefault = dflt\n[dflt]\nactivate = 1\n' >"$OUT/hand.cnf"
+chmod 644 "$OUT/hand.cnf"
+run "OPENSSL_MODULES=$MODS" -- "$CHECK" --here --enable "$OUT/hand.cnf"
+check "--disable setup: --enable --here: exit 0" exited_with 0
+printf '[init]\nrandom = hand_random\n[prov]\nhand = hand_sect\n[hand_sect]\nidentity = rdrand\nmodule = %s\nactivate = 1\n[hand_random]\nseed = RDRAND\nseed_properties = provider=rdrand\n' \
+    "$OUT/private/rdrand.so" >"$OUT/hand-extra.cnf"
+chmod 644 "$OUT/hand-extra.cnf"
+printf '.include %s\n' "$OUT/hand-extra.cnf" >>"$OUT/hand.cnf"
+cp -p "$OUT/hand.cnf" "$OUT/hand.before"
+run -- "$CHECK" --disable "$OUT/hand.cnf"
+check "--disable, rdrand still live for root without the marked lines: refused (exit 6)" \
+    exited_with 6
+check "  ... says why" stderr_has 'rdrand is still the live seed source without the marked lines'
+check "  ... the file is unchanged" cmp -s "$OUT/hand.cnf" "$OUT/hand.before"
+
 # ---- --enable as root, and OPENSSL_MODULES: services lack it ----
 # Without --here, --enable refuses a file whose module only this shell's
 # OPENSSL_MODULES finds; it writes module = rdrand.so, so no rdrand.so
 # may sit in libcrypto's modules directory meanwhile (the install tests
 # put one there under this lock).
 modulesdir=$("$OPENSSL_BIN" version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
+# ctest holds the install tests off (RESOURCE_LOCK); another run's may
+# hold this lock: then a skip, named, not a wait past ctest's timeout.
 exec 9>/run/lock/rdrand-provider-install.lock
-if ! flock -w 600 9; then
-    echo "skip - --enable: the install tests' lock is held"
+if ! flock -n 9; then
+    echo "skip - --enable: another run's install tests hold the lock"
 elif [ -e "$modulesdir/rdrand.so" ]; then
     echo "skip - --enable: $modulesdir/rdrand.so is installed on this machine"
 else
@@ -161,6 +235,24 @@ else
         stdout_has '^seed source: live: '
     check "  ... the service, without it, does not find the module" \
         stdout_has "^misconfigured: a service using this configuration is not seeded .*found: .*module = rdrand\.so: no file $modulesdir/rdrand\.so "
+
+    # What the operator's shell preloads stays there: a library that
+    # answers OPENSSL_MODULES even after the environment is cleared.
+    preload=$RDRAND_BUILD_DIR/tests/service_preload.so
+    if ldd "$CHECK" | grep -q 'lib[at]san'; then
+        echo "skip - LD_PRELOAD: a sanitizer's runtime must be loaded first"
+    else
+        run "LD_PRELOAD=$preload" "RDRAND_TEST_PRELOAD_MODULES=$MODS" -- \
+            "$CHECK" --here -c "$OUT/stock.cnf"
+        check "LD_PRELOAD answering OPENSSL_MODULES: root's draw is live (--here: exit 0)" \
+            exited_with 0
+        run "LD_PRELOAD=$preload" "RDRAND_TEST_PRELOAD_MODULES=$MODS" -- \
+            "$CHECK" -c "$OUT/stock.cnf"
+        check "  ... the service draw, a new program without it, is not: exit 2" \
+            exited_with 2
+        check "  ... and says it finds no module" \
+            stdout_has "^misconfigured: a service using this configuration is not seeded .*found: .*no file $modulesdir/rdrand\.so "
+    fi
 fi
 exec 9>&-
 

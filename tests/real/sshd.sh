@@ -152,6 +152,17 @@ sim_env=("OPENSSL_CONF=$W/sim.cnf" "RDRAND_SIM=fail-while=$broken")
 pid_sim=(--module "$sim_module" -p rdrand-sim)
 check "failing CPU: sshd starts while the CPU works" start_sshd "${sim_env[@]}"
 check "failing CPU: 3 logins while it works" logins_ok 3
+# A session opened now must outlive the failure: it waits for a file
+# this script writes after the refused logins.
+timeout 60 ssh -q -i "$W/id" -p "$port" -o BatchMode=yes \
+    -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null root@127.0.0.1 \
+    "while [ ! -e $W/go-on ]; do sleep 0.2; done; echo still-open" \
+    </dev/null >"$W/session.out" 2>&1 &
+session=$!
+for _ in $(seq 300); do
+    [ "$(grep -c "Accepted publickey" "$last_log")" -ge 4 ] && break
+    sleep 0.1
+done
 touch "$broken"
 check "failing CPU: while it fails, 5 logins in a row are refused" logins_refused 5
 # A connection's sshd dies before its log is set up: on stderr.
@@ -160,6 +171,12 @@ check "failing CPU: sshd says why (PRNG is not seeded)" \
 check "failing CPU: the provider's warning is on sshd's stderr" \
     grep -q "rdrand-provider: RDRAND reported failure (CF=0)" "$W/sshd.stderr"
 check "failing CPU: the listener is still running" kill -0 "$sshd_pid"
+touch "$W/go-on"
+wait "$session"
+session_status=$?
+check "failing CPU: the session opened before it goes on, and ends normally" \
+    [ "$session_status" -eq 0 ]
+check "  ... having run its command to the end" grep -qx still-open "$W/session.out"
 pid_check "${pid_sim[@]}"
 check "failing CPU: --pid of the listener: exit 1 (unhealthy)" [ "$rc" -eq 1 ]
 rm "$broken"
@@ -170,9 +187,8 @@ check "CPU working again: the listener's verdict stays permanent (--pid exit 1)"
 check "  ... and says so" grep -q "^  health-verdict = permanent" "$W/out"
 stop_sshd
 
-# Started (restarted) while the CPU fails: sshd exits at once, with
-# status 255, which Debian's ssh.service does not restart
-# (RestartPreventExitStatus=255): it stays down when the CPU recovers.
+# Started (restarted) while the CPU fails: sshd exits at once, status 255
+# (and so does sshd -t, ssh.service's ExecStartPre).
 touch "$broken"
 timeout 30 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "${sim_env[@]}" \
     /usr/sbin/sshd -D -f "$W/sshd_config" -E "$last_log" 2>"$W/sshd.stderr"
@@ -189,6 +205,8 @@ check "exempted: sshd starts on OPENSSL_CONF=the stock file while the CPU fails"
 check "exempted: 3 logins while the CPU fails" logins_ok 3
 pid_check "${trust[@]}"
 check "exempted: --pid: exit 2 (not seeded by the provider)" [ "$rc" -eq 2 ]
+check "  ... because the module is not loaded there" \
+    grep -q "^verdict: 2 misconfigured, because the provider module is not loaded in process $sshd_pid" "$W/out"
 stop_sshd
 rm -f "$broken"
 
