@@ -75,10 +75,27 @@ static const char *const sandboxed[][2] = {{"/tmp/", "PrivateTmp="},
                                            {"/root/", "ProtectHome="},
                                            {"/run/user/", "ProtectHome="}};
 
+/*
+ * Is path under a tree that option (PrivateTmp=, ProtectHome=) hides?
+ * The path as written or the one it resolves to.
+ */
+static int hidden_by(const char *path, const char *real, const char *option)
+{
+    for (size_t i = 0; i < sizeof(sandboxed) / sizeof(sandboxed[0]); i++) {
+        size_t n = strlen(sandboxed[i][0]);
+
+        if (strcmp(sandboxed[i][1], option) == 0
+            && (strncmp(path, sandboxed[i][0], n) == 0
+                || (real != NULL && strncmp(real, sandboxed[i][0], n) == 0)))
+            return 1;
+    }
+    return 0;
+}
+
 void conf_reach_limits(struct check_report *r, const char *path, int pos,
                        const char *section, const char *key)
 {
-    char *real = realpath(path, NULL);
+    char *real = realpath(path, NULL), *conf;
     struct stat st;
 
     if (real == NULL)
@@ -106,20 +123,25 @@ void conf_reach_limits(struct check_report *r, const char *path, int pos,
                       "bits only (getfacl %s)",
                       real, real);
     /*
-     * Not for the file checked (pos 0): a unit is pointed at a file by
-     * name, and one under /tmp or /root is a test's or a checkout's.
+     * Only where the file checked is outside that tree: a unit that
+     * reads a file under /tmp sees /tmp (a test's file, a checkout's),
+     * so what that file names under /tmp it sees too.
      */
-    for (size_t i = 0; pos > 0 && i < sizeof(sandboxed) / sizeof(sandboxed[0]);
+    conf = r->shown != NULL ? realpath(r->shown, NULL) : NULL;
+    for (size_t i = 0; pos > 0 && r->shown != NULL
+                       && i < sizeof(sandboxed) / sizeof(sandboxed[0]);
          i++)
-        if (strncmp(real, sandboxed[i][0], strlen(sandboxed[i][0])) == 0
-            || strncmp(path, sandboxed[i][0], strlen(sandboxed[i][0])) == 0)
+        if ((strncmp(real, sandboxed[i][0], strlen(sandboxed[i][0])) == 0
+             || strncmp(path, sandboxed[i][0], strlen(sandboxed[i][0])) == 0)
+            && !hidden_by(r->shown, conf, sandboxed[i][1]))
             check_problem(
                 r, SEV_WARNING, pos, section, key,
-                "%s is under %s: a systemd unit with %s (this tool's own "
-                "example unit has it) does not see it and runs without it; "
-                "neither this check nor its service draw runs in a unit's "
-                "mount namespace",
-                path, sandboxed[i][0], sandboxed[i][1]);
+                "%s is under %s, %s is not: a systemd unit with %s (this "
+                "tool's own example unit has it) reads the one and not the "
+                "other, and runs without it; neither this check nor its "
+                "service draw runs in a unit's mount namespace",
+                path, sandboxed[i][0], r->shown, sandboxed[i][1]);
+    free(conf);
     free(real);
 }
 

@@ -28,6 +28,11 @@ PY=/usr/bin/python3
 # by its full path (no OPENSSL_MODULES for a service to lack).
 MODS=$OUT/mods
 mkdir -m 755 "$MODS"
+# One configuration outside /tmp (where $OUT is): a unit with PrivateTmp=
+# reads it and does not see a module under /tmp.
+RUNDIR=$(mktemp -d /run/rdrand-service-test.XXXXXX)
+chmod 755 "$RUNDIR"
+trap 'rm -rf "$OUT" "$RUNDIR"' EXIT
 install -m 644 "$REAL_MODULES/rdrand.so" "$MODS/rdrand.so"
 # conf_with MODULE_LINE: conf/rdrand.cnf with its module line replaced
 conf_with() {
@@ -57,9 +62,13 @@ check "readable module, --json: service.user is nobody" json_is 'd["service"]["u
 check "readable module, --json: service.uid 65534, exit_code 0, found null" \
     json_is '(d["service"]["uid"], d["service"]["exit_code"], d["service"]["found"])' \
     "(65534, 0, None)"
-run -- "$CHECK" -c "$OUT/service.cnf"
-check "readable module under /tmp: a warning that PrivateTmp= units do not see it" \
-    stdout_has "^warning: $OUT/service.cnf:[0-9]+: \[rdrand_sect\] module: $MODS/rdrand\.so is under /tmp/: a systemd unit with PrivateTmp="
+check "readable module under /tmp, the file too: no warning (a unit reading one sees both)" \
+    stdout_lacks "is under /tmp/"
+cp -p "$OUT/service.cnf" "$RUNDIR/service.cnf"
+run -- "$CHECK" -c "$RUNDIR/service.cnf"
+check "readable module under /tmp, the file under /run: exit 0" exited_with 0
+check "  ... a warning that PrivateTmp= units do not see the module" \
+    stdout_has "^warning: $RUNDIR/service.cnf:[0-9]+: \[rdrand_sect\] module: $MODS/rdrand\.so is under /tmp/, $RUNDIR/service.cnf is not: a systemd unit with PrivateTmp="
 run -- "$CHECK" -c "$OUT/service.cnf" --as daemon
 check "--as daemon: exit 0" exited_with 0
 check "  ... the draw ran as daemon" \
