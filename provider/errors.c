@@ -20,6 +20,7 @@
 #define HEALTH RDRAND_REASON_HEALTH
 #define COCO RDRAND_REASON_COCO
 #define CONFIG RDRAND_REASON_CONFIG
+#define PROOF (RDRAND_REASON_HEALTH | RDRAND_REASON_PROOF)
 #define RDRAND_REASONS(X)                                                      \
     X(RDRAND_R_NO_RDRAND, 0,                                                   \
       "RDRAND is not available on this CPU (CPUID leaf 1 ECX bit 30 is "       \
@@ -33,7 +34,7 @@
     X(RDRAND_R_STUCK_ONES, HEALTH,                                             \
       "RDRAND returned an all-ones word: the CPU's random number generator "   \
       "is not usable (check microcode and firmware updates)")                  \
-    X(RDRAND_R_REPEATED_WORD, HEALTH,                                          \
+    X(RDRAND_R_REPEATED_WORD, PROOF,                                           \
       "RDRAND returned the same 64-bit word twice in a row (repetition count " \
       "test): the CPU's random number generator is not usable")                \
     X(RDRAND_R_ADAPTIVE_PROPORTION, HEALTH,                                    \
@@ -64,7 +65,7 @@
       "requested security strength exceeds the 256 bits RDRAND is credited "   \
       "with")                                                                  \
     X(RDRAND_R_INTERNAL, 0, "internal error")                                  \
-    X(RDRAND_R_SHORT_CYCLE, HEALTH,                                            \
+    X(RDRAND_R_SHORT_CYCLE, PROOF,                                             \
       "RDRAND returned a word equal to one of the last 32 words drawn "        \
       "(short-cycle test): the CPU's random number generator is not usable")   \
     X(RDRAND_R_STUCK_BIT, HEALTH,                                              \
@@ -84,7 +85,7 @@
       "frequent, so the defect persists; this process will not use RDRAND "    \
       "again: restart it after checking the CPU, its microcode and "           \
       "firmware")                                                              \
-    X(RDRAND_R_LONG_CYCLE, HEALTH,                                             \
+    X(RDRAND_R_LONG_CYCLE, PROOF,                                              \
       "RDRAND returned a word equal to one drawn earlier in this process, "    \
       "beyond the last 32 (long-cycle test): its output cycles or repeats; "   \
       "the CPU's random number generator is not usable")                       \

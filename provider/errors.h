@@ -51,7 +51,12 @@ enum rdrand_reason {
 enum rdrand_reason_flag {
     RDRAND_REASON_HEALTH = 1, /* a health-test verdict: health-failures */
     RDRAND_REASON_COCO = 2,   /* the CoCo check at load failed */
-    RDRAND_REASON_CONFIG = 4  /* the provider's section was refused */
+    RDRAND_REASON_CONFIG = 4, /* the provider's section was refused */
+    /*
+     * A whole 64-bit word repeated: no working RDRAND does that within
+     * what this provider remembers (fault.c), so it is permanent at once.
+     */
+    RDRAND_REASON_PROOF = 8
 };
 /* Whether reason has flag. */
 int rdrand_reason_has(int reason, unsigned int flag);

@@ -32,6 +32,16 @@
  * permanent verdict on a working CPU costs <= 2^-26.1 per clean trip,
  * 2^-63.8 per window drawn.
  *
+ * A repeat is a proof, not a statistic: a word equal to one drawn before
+ * (the repetition, short-cycle and long-cycle tests compare whole words,
+ * through 64-bit keyed digests) comes from a working RDRAND with
+ * probability about n^2 / 2^65 over the n words remembered, and from a
+ * cycling or stuck one every time.  A recovery would only let a cycle
+ * long enough to pass 8192 fresh words serve again.  So such a trip is
+ * permanent at once (errors.c marks its reasons RDRAND_REASON_PROOF); the
+ * false-positive rate is derived in docs/health-tests.md ("A repeat is a
+ * proof").
+ *
  * Under CoCo rules (a detected guest, or coco = require in any instance)
  * there is no recovery: the first trip is permanent, as the kernel would
  * have panicked, and a trip met before the rules began is too.
@@ -100,6 +110,7 @@ static int rdrand_verdict_trip(int reason)
      * the two trips were concurrent, within any horizon.
      */
     if ((v & RDRAND_VERDICT_ENFORCED)
+        || rdrand_reason_has(reason, RDRAND_REASON_PROOF)
         || (RDRAND_VERDICT_TRIPS(v) > 0
             && (now < last || now - last < RDRAND_VERDICT_HORIZON_WORDS)))
         rdrand_verdict_set_permanent(reason);
@@ -283,6 +294,15 @@ static void rdrand_fault_raise_permanent(const struct rdrand_prov *prov,
                            "process",
                      cause ? " since: " : "",
                      cause ? rdrand_reason_text(cause) : "");
+    else if (rdrand_reason_has(atomic_load(&rdrand_verdict_why),
+                               RDRAND_REASON_PROOF))
+        RDRAND_RAISE(prov, latched,
+                     "%s of %zu bytes failed: RDRAND repeated a 64-bit word "
+                     "it had given before in this process, which a working "
+                     "RDRAND all but never does; the process will not use "
+                     "it again: restart it after checking the CPU, microcode "
+                     "and firmware",
+                     request, len);
     else
         RDRAND_RAISE(prov, latched,
                      "%s of %zu bytes failed: RDRAND tripped the health "

@@ -24,13 +24,16 @@ line_matches() { sed -n "$1p" "$OUT/stdout" | grep -E -- "$2" >/dev/null; } # N 
 # shellcheck disable=SC2317
 warned_once() { [ "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq 1 ]; }
 # One line of each kind that happened: the fault's, and the permanent
-# verdict's when the process reached it (the error queue says so).
+# verdict's when the process reached it (the error queue says so); one
+# line saying both when the first fault was permanent at once (a repeat).
 # shellcheck disable=SC2317
 warned_each_once() {
-    local permanent=0
+    local permanent=0 at_once=0
     grep -q ':error:.*verdict on RDRAND is now permanent' "$OUT/stderr" &&
         permanent=1
-    [ "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq $((1 + permanent)) ] &&
+    grep -m 1 '^rdrand-provider: ' "$OUT/stderr" |
+        grep -q 'verdict on RDRAND is now permanent' && at_once=1
+    [ "$(grep -c '^rdrand-provider: ' "$OUT/stderr")" -eq $((1 + permanent - at_once)) ] &&
         [ "$(grep -c '^rdrand-provider: .*verdict on RDRAND is now permanent' \
             "$OUT/stderr")" -eq "$permanent" ]
 }
@@ -79,6 +82,16 @@ good_words() {
     good_words 2 8 | sed p
 } >"$OUT/twice.words"
 fails_closed "each word twice" "words=$OUT/twice.words" "$REPEAT"
+# A repeat is a proof: the first trip is the permanent verdict (the
+# first warning, printed at the first trip, says so).
+# shellcheck disable=SC2317
+first_trip_permanent() {
+    grep -m 1 '^rdrand-provider: ' "$OUT/stderr" |
+        grep -q 'verdict on RDRAND is now permanent'
+}
+# shellcheck disable=SC2317
+first_trip_intermittent() { ! first_trip_permanent; }
+check "each word twice: permanent at the first trip" first_trip_permanent
 
 # 64 good words, then a cycle of 5: the short-cycle test trips on the
 # first word of the second period (a 16-byte request takes 2 words).
@@ -87,6 +100,7 @@ fails_closed "each word twice" "words=$OUT/twice.words" "$REPEAT"
     for _ in 1 2 3 4; do good_words 3 5; done
 } >"$OUT/cycle.words"
 fails_closed "cycle of 5" "words=$OUT/cycle.words" "$CYCLE"
+check "cycle of 5: permanent at the first trip" first_trip_permanent
 
 # Bit 17 stuck at 1 from the first word: the init self-test's 64 words
 # are one whole stuck-bit block, which trips at its end; the request's
@@ -95,6 +109,8 @@ good_words 4 200 | while read -r w; do
     printf '%016x\n' $((0x$w | 1 << 17))
 done >"$OUT/bit.words"
 fails_closed "bit 17 stuck at 1" "words=$OUT/bit.words" "$STUCK_BIT"
+check "bit 17 stuck at 1: not permanent at the first trip (a statistic, not a proof)" \
+    first_trip_intermittent
 
 # The same CPU seen by rdrand-params with nothing drawn: the init
 # self-test passed on the 64 good words.
