@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -33,6 +34,7 @@ struct sim_cpu {
     uint64_t fail_at;     /* 0: never */
     uint64_t fail_from;   /* 0: never */
     char fail_while[256]; /* "": never; else CF=0 while this file exists */
+    int shared_stream;    /* stream=shared: the counters below, shared */
     int have_value;
     uint64_t value;
     struct sim_word *words; /* words=FILE, replayed in a loop */
@@ -51,8 +53,20 @@ struct sim_cpu {
 
 static struct sim_cpu sim = {
     .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
-static _Atomic uint64_t sim_executions;
-static _Atomic uint64_t sim_stream;
+/*
+ * The stream's position: executions (fail-at=, fail-from=, words=) and
+ * the generator's state.  This process's own, or (stream=shared) in a
+ * page shared with fork()ed children, as a real CPU's state is: a child
+ * then draws the CPU's next words, never its parent's again.
+ */
+struct sim_position {
+    _Atomic uint64_t executions, stream;
+};
+static struct sim_position sim_own_position;
+static struct sim_position *sim_shared_position; /* mapped once */
+static struct sim_position *sim_pos = &sim_own_position;
+#define sim_executions (sim_pos->executions)
+#define sim_stream (sim_pos->stream)
 static _Atomic uint64_t sim_os_reads;
 static _Atomic uint64_t sim_os_bytes; /* given since configure (count) */
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
@@ -307,7 +321,11 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
                     "bytes",
                     value, strlen(value) > 64 ? "..." : "",
                     sizeof(cpu->fail_while));
-        } else if (strcmp(item, "value") == 0)
+        } else if (strcmp(item, "stream") == 0
+                   && (strcmp(value, "shared") == 0
+                       || strcmp(value, "process") == 0))
+            cpu->shared_stream = strcmp(value, "shared") == 0;
+        else if (strcmp(item, "value") == 0)
             ok = cpu->have_value = sim_parse_u64(value, 16, 16, &cpu->value);
         else if (strcmp(item, "os-value") == 0 && strcmp(value, "count") == 0)
             cpu->have_os_value = 2;
@@ -367,6 +385,19 @@ int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
         free(cpu.words);
         return 0;
     }
+    if (cpu.shared_stream && sim_shared_position == NULL) {
+        void *page =
+            mmap(NULL, sizeof(struct sim_position), PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+        if (page == MAP_FAILED) {
+            sim_error(err, errlen, "stream=shared: mmap: %s", strerror(errno));
+            free(cpu.words);
+            return 0;
+        }
+        sim_shared_position = page;
+    }
+    sim_pos = cpu.shared_stream ? sim_shared_position : &sim_own_position;
     free(sim.words);
     sim = cpu;
     sim_configured = 1;

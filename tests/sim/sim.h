@@ -14,6 +14,16 @@
  *                           CPU that breaks and recovers for every
  *                           process at once (a test creates and removes
  *                           the file)
+ *   stream=shared|process   where the stream's position lives (the
+ *                           execution count that fail-at=, fail-from=
+ *                           and words= go by, and the default
+ *                           generator's state): shared, in memory
+ *                           shared with fork()ed children, so that a
+ *                           child draws the CPU's next words and never
+ *                           its parent's or a sibling's again, as on a
+ *                           real CPU; process (the default): each
+ *                           process's own from the fork on, so that a
+ *                           child replays what its parent draws next
  *   value=HEX               every execution returns this word with CF=1;
  *                           HEX is 1 to 16 hex digits, no 0x, no sign
  *   words=FILE              replay FILE (a regular file) in a loop

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -128,6 +129,69 @@ static void test_fail_while(void **state)
     too_long[sizeof(too_long) - 1] = '\0';
     refused(too_long, "under 256 bytes");
     refused("fail-while=/a,fail-while=/b", "\"fail-while\" given twice");
+}
+
+/*
+ * One word drawn in a fork()ed child, next to the parent's next word:
+ * stream=shared, the CPU's next two words (distinct, and neither drawn
+ * before); stream=process, the same word twice (the child replays).
+ */
+static void child_and_parent(uint64_t *child, uint64_t *parent)
+{
+    int fds[2], status, carry;
+    pid_t pid;
+
+    assert_int_equal(pipe(fds), 0);
+    assert_true((pid = fork()) >= 0);
+    if (pid == 0) {
+        uint64_t w = next_word(&carry);
+
+        _exit(write(fds[1], &w, sizeof(w)) == sizeof(w) && carry ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(read(fds[0], child, sizeof(*child)), sizeof(*child));
+    close(fds[0]);
+    close(fds[1]);
+    *parent = next_word(&carry);
+    assert_int_equal(carry, 1);
+}
+
+static void test_stream(void **state)
+{
+    uint64_t first[3], child, parent;
+    int carry;
+
+    (void)state;
+    accepted("stream=shared");
+    for (int i = 0; i < 3; i++)
+        first[i] = next_word(&carry);
+    child_and_parent(&child, &parent);
+    assert_int_not_equal(child, parent);
+    for (int i = 0; i < 3; i++) {
+        assert_int_not_equal(child, first[i]);
+        assert_int_not_equal(parent, first[i]);
+    }
+    /* The child's execution counted here too: one CPU. */
+    assert_int_equal(rdrand_sim_executions(), 5);
+
+    accepted("stream=process");
+    (void)next_word(&carry);
+    child_and_parent(&child, &parent);
+    assert_int_equal(child, parent);
+    assert_int_equal(rdrand_sim_executions(), 2);
+
+    /* fail-from= counts the tree's executions under stream=shared. */
+    accepted("stream=shared,fail-from=4");
+    (void)next_word(&carry);
+    assert_int_equal(carry, 1);
+    child_and_parent(&child, &parent); /* executions 2 (child), 3 */
+    (void)next_word(&carry);
+    assert_int_equal(carry, 0);
+
+    refused("stream=both", "\"stream=both\" is not understood");
+    refused("stream=", "\"stream=\" is not understood");
+    refused("stream=shared,stream=process", "\"stream\" given twice");
 }
 
 static void test_items(void **state)
@@ -459,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_value),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_fail_while),
+        cmocka_unit_test(test_stream),
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_aesni),
         cmocka_unit_test(test_cpu),
