@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fork_repeats: issue 31's first finding, measured with the project's own
+ * simulated CPU.  A server that forks a child per request: the parent
+ * loads rdrand-sim.so from a configuration and draws once (seeded, as a
+ * server is at startup); each child asks RAND_bytes for N bytes (its
+ * DRBGs reseed after the fork, from the provider) and sends them back.
+ * The CPU is RDRAND_SIM=stream=shared,words=FILE: the words a child
+ * draws are the CPU's next ones, as on real hardware, and FILE is 64
+ * clean words then a cycle of P words, for ever.
+ *
+ *   fork_repeats [--raw] MODULE_DIR CONF CHILDREN BYTES PERIOD
+ *
+ * --raw: each child asks the RDRAND seed source itself (an EVP_RAND
+ * context of the provider's RDRAND, BYTES bytes: the words it serves)
+ * instead of RAND_bytes, whose DRBG mixes a per-process nonce in and so
+ * hides a repeated seed from the output.
+ *
+ * Prints how many children were served, how many children's outputs are
+ * identical to an earlier child's, and how many output bytes lie in an
+ * 8-byte block that an earlier child already output.  The goal (issue 31): no
+ * child serves a word its parent or a sibling already served, so 0
+ * repeated outputs.  Exit 0 when it ran (the figures are the result), 2
+ * when it could not.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+/* splitmix64: clean words the health tests pass. */
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int write_words(const char *path, unsigned long period)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL;
+
+    for (uint64_t i = 0; ok && i < 64; i++)
+        ok = fprintf(f, "%016llx\n", (unsigned long long)mix(i + 1)) == 17;
+    for (uint64_t i = 0; ok && i < period; i++)
+        ok = fprintf(f, "%016llx\n", (unsigned long long)mix((i + 1) << 32))
+             == 17;
+    return f != NULL && fclose(f) == 0 && ok;
+}
+
+/* bytes straight from the provider's RDRAND seed source: its words. */
+static int raw_words(unsigned char *buf, size_t bytes)
+{
+    EVP_RAND *rand = EVP_RAND_fetch(NULL, "RDRAND", "provider=rdrand-sim");
+    EVP_RAND_CTX *ctx = rand != NULL ? EVP_RAND_CTX_new(rand, NULL) : NULL;
+    int ok = ctx != NULL && EVP_RAND_instantiate(ctx, 256, 0, NULL, 0, NULL)
+             && EVP_RAND_generate(ctx, buf, bytes, 256, 0, NULL, 0);
+
+    EVP_RAND_CTX_free(ctx);
+    EVP_RAND_free(rand);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    char words[] = "/tmp/fork-repeats-XXXXXX", spec[128];
+    unsigned long children, bytes, period, served = 0, repeated = 0, same = 0;
+    unsigned char *out, first[32];
+
+    int fd, raw = argc > 1 && strcmp(argv[1], "--raw") == 0;
+
+    argc -= raw;
+    argv += raw;
+    if (argc != 6 || (children = strtoul(argv[3], NULL, 10)) == 0
+        || (bytes = strtoul(argv[4], NULL, 10)) == 0 || bytes > 4096
+        || (period = strtoul(argv[5], NULL, 10)) == 0) {
+        fprintf(stderr, "usage: fork_repeats [--raw] MODULE_DIR CONF CHILDREN "
+                        "BYTES PERIOD\n");
+        return 2;
+    }
+    if ((fd = mkstemp(words)) < 0 || close(fd) != 0
+        || !write_words(words, period)) {
+        perror(words);
+        return 2;
+    }
+    snprintf(spec, sizeof(spec), "stream=shared,words=%s", words);
+    setenv("RDRAND_SIM", spec, 1);
+    setenv("OPENSSL_MODULES", argv[1], 1);
+    setenv("OPENSSL_CONF", argv[2], 1);
+    out = calloc(children, bytes);
+    if (out == NULL || RAND_bytes(first, sizeof(first)) != 1) {
+        fprintf(stderr, "fork_repeats: the parent could not draw\n");
+        unlink(words);
+        return 2;
+    }
+    for (unsigned long c = 0; c < children; c++) {
+        int fds[2], status;
+        pid_t pid;
+        ssize_t got = 0;
+
+        if (pipe(fds) != 0 || (pid = fork()) < 0) {
+            perror("fork");
+            return 2;
+        }
+        if (pid == 0) {
+            unsigned char *buf = out + c * bytes;
+
+            close(fds[0]);
+            if ((raw ? raw_words(buf, bytes) : RAND_bytes(buf, (int)bytes) == 1)
+                && write(fds[1], buf, bytes) == (ssize_t)bytes)
+                _exit(0);
+            _exit(1);
+        }
+        close(fds[1]);
+        while (got < (ssize_t)bytes) {
+            ssize_t n = read(fds[0], out + c * bytes + got, bytes - got);
+
+            if (n <= 0)
+                break;
+            got += n;
+        }
+        close(fds[0]);
+        waitpid(pid, &status, 0);
+        if (got != (ssize_t)bytes || !WIFEXITED(status)
+            || WEXITSTATUS(status) != 0) {
+            memset(out + c * bytes, 0, bytes);
+            continue;
+        }
+        served++;
+        for (unsigned long e = 0; e < c; e++)
+            if (memcmp(out + e * bytes, out + c * bytes, bytes) == 0) {
+                same++;
+                break;
+            }
+        /* An 8-byte block seen before, in any earlier child: a DRBG
+         * state served twice (2^-64 per pair otherwise). */
+        for (unsigned long i = 0; i + 8 <= bytes; i += 8)
+            for (unsigned long e = 0; e < c * bytes / 8; e++)
+                if (memcmp(out + e * 8, out + c * bytes + i, 8) == 0) {
+                    repeated += 8;
+                    break;
+                }
+    }
+    printf("fork_repeats%s: period %lu, %lu children of %lu bytes: %lu served, "
+           "%lu with an output identical to an earlier child's, %lu output "
+           "bytes repeating an earlier child's\n",
+           raw ? " --raw" : "", period, children, bytes, served, same,
+           repeated);
+    OPENSSL_cleanse(out, children * bytes);
+    free(out);
+    unlink(words);
+    return 0;
+}
