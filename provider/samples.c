@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "samples.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
 #include "seams.h"
 
 /*
@@ -40,8 +44,43 @@
  * holds digests of delivered words, 128 KiB of them, for as long as they
  * stay (docs/health-tests.md, "What stays in memory").
  */
-static struct rdrand_samples rdrand_process_samples;
-static _Atomic uint64_t rdrand_process_key[2];
+/*
+ * Why shared with fork()ed descendants.  A server that forks a child per
+ * request shares its CPU with the children: each child draws the CPU's
+ * next words, and a table of its own (a copy of its parent's at the fork)
+ * never sees what its siblings drew, so a cycle no single child sees
+ * twice was served child after child (issue 31: 87 of 600 children of a
+ * 12-word cycle served an output identical to an earlier child's).  So
+ * the table and the key live in one MAP_SHARED anonymous mapping, made
+ * once, at the process's first self-test (a server's load, before it
+ * forks): every process forked from it afterwards, and their children,
+ * meet in the one table under the one key, as threads do.  A process
+ * that loads the module after forking, or execs, has its own.  Excluded
+ * from core dumps (MADV_DONTDUMP): it holds digests of delivered words.
+ * Should the mapping fail (a seccomp filter refusing mmap), the table is
+ * the process's own, as before: forked children are then not compared
+ * with one another (docs/health-tests.md).
+ */
+struct rdrand_samples_shared {
+    _Atomic uint64_t key[2];
+    struct rdrand_samples table;
+};
+static struct rdrand_samples_shared rdrand_samples_own;
+static struct rdrand_samples_shared *rdrand_samples_state = &rdrand_samples_own;
+static pthread_once_t rdrand_samples_once = PTHREAD_ONCE_INIT;
+
+static void rdrand_samples_map(void)
+{
+    void *p = mmap(NULL, sizeof(struct rdrand_samples_shared),
+                   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED)
+        return;
+    (void)madvise(p, sizeof(struct rdrand_samples_shared), MADV_DONTDUMP);
+    rdrand_samples_state = p;
+}
+
+#define rdrand_process_key (rdrand_samples_state->key)
 
 /* The key half i: candidate if it is the first, else the first's. */
 static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
@@ -79,17 +118,18 @@ static uint64_t rdrand_samples_mix(uint64_t a, uint64_t b)
 struct rdrand_samples *rdrand_samples_process(uint64_t key[2],
                                               const uint64_t *words, size_t n)
 {
+    pthread_once(&rdrand_samples_once, rdrand_samples_map);
     key[0] = rdrand_samples_key_half(
         0, rdrand_samples_mix(words[0], words[n - 1]) ^ words[n / 2]);
     key[1] = rdrand_samples_key_half(
         1, rdrand_samples_mix(words[1], words[n - 2]) ^ words[n / 2 + 1]);
-    return &rdrand_process_samples;
+    return &rdrand_samples_state->table;
 }
 
 void rdrand_samples_forget(void)
 {
     for (size_t i = 0; i < RDRAND_SAMPLE_SLOTS; i++)
-        atomic_store_explicit(&rdrand_process_samples.slot[i], 0,
+        atomic_store_explicit(&rdrand_samples_state->table.slot[i], 0,
                               memory_order_relaxed);
     atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
     atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);

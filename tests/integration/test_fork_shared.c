@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fork()ed siblings meet in one long-cycle table (samples.c): a child
+ * that draws words its sibling already drew trips the long-cycle test,
+ * permanent at once, though neither its own tests nor the table it
+ * inherited from its parent ever saw them.  Through the real libcrypto
+ * and rdrand-sim.so, the simulated CPU's stream shared with the children
+ * (RDRAND_SIM=stream=shared,words=FILE), as a real CPU's is:
+ *
+ *   FILE: 64 clean words (the parent's self-test at load), 48 words X,
+ *         X again, then clean words;
+ *   child A draws X (48 words, served: nothing has seen them);
+ *   child B draws X again: it must fail, long-cycle, permanent.
+ *
+ * A child that drew with a table of its own (before issue 31) was
+ * served.  48 words: the table samples one in four, by a keyed digest
+ * (fixed here, as the self-test's words are), and some of 48 words are
+ * sampled under any key but with probability (3/4)^48 = 1e-6.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include "rdrand_provider.h"
+
+#define MODULE "rdrand-sim"
+#define X_WORDS 48
+
+static int failed;
+
+static int check(int ok, const char *what)
+{
+    printf("%s - %s\n", ok ? "ok" : "not ok", what);
+    fflush(stdout);
+    failed += !ok;
+    return ok;
+}
+
+static uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int write_words(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL;
+
+    for (uint64_t i = 0; ok && i < 64; i++)
+        ok = fprintf(f, "%016llx\n", (unsigned long long)mix(i + 1)) == 17;
+    for (int twice = 0; twice < 2; twice++)
+        for (uint64_t i = 0; ok && i < X_WORDS; i++)
+            ok = fprintf(f, "%016llx\n", (unsigned long long)mix((i + 1) << 40))
+                 == 17;
+    for (uint64_t i = 0; ok && i < 1024; i++)
+        ok = fprintf(f, "%016llx\n", (unsigned long long)mix((i + 1) << 20))
+             == 17;
+    return f != NULL && fclose(f) == 0 && ok;
+}
+
+/*
+ * In a child: X_WORDS words from the seed source; exit 0 served, 1 the
+ * long-cycle test tripped and the verdict is permanent, 2 anything else.
+ */
+static void child(OSSL_PROVIDER *prov)
+{
+    unsigned char buf[X_WORDS * 8];
+    EVP_RAND *rand = EVP_RAND_fetch(NULL, "RDRAND", "provider=" MODULE);
+    EVP_RAND_CTX *ctx = rand != NULL ? EVP_RAND_CTX_new(rand, NULL) : NULL;
+    const char *state = NULL, *verdict = NULL;
+    OSSL_PARAM p[] = {
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_HEALTH_STATE, (char **)&state, 0),
+        OSSL_PARAM_utf8_ptr(RDRAND_PARAM_HEALTH_VERDICT, (char **)&verdict, 0),
+        OSSL_PARAM_END};
+
+    if (ctx == NULL || !EVP_RAND_instantiate(ctx, 256, 0, NULL, 0, NULL))
+        _exit(2);
+    if (EVP_RAND_generate(ctx, buf, sizeof(buf), 256, 0, NULL, 0))
+        _exit(0);
+    if (!OSSL_PROVIDER_get_params(prov, p) || state == NULL || verdict == NULL)
+        _exit(2);
+    printf("# child %d: health-state \"%s\", health-verdict %s\n",
+           (int)getpid(), state, verdict);
+    fflush(stdout);
+    _exit(strstr(state, "long-cycle test") != NULL
+                  && strcmp(verdict, "permanent") == 0
+              ? 1
+              : 2);
+}
+
+static int run_child(OSSL_PROVIDER *prov)
+{
+    int status;
+    pid_t pid = fork();
+
+    if (pid == 0)
+        child(prov);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status);
+}
+
+int main(void)
+{
+    char words[] = "/tmp/rdrand-fork-shared-XXXXXX", spec[128];
+    OSSL_PROVIDER *prov;
+    int fd;
+
+    if ((fd = mkstemp(words)) < 0 || close(fd) != 0 || !write_words(words)) {
+        perror(words);
+        return 1;
+    }
+    snprintf(spec, sizeof(spec), "stream=shared,words=%s", words);
+    setenv("RDRAND_SIM", spec, 1);
+    prov = OSSL_PROVIDER_load(NULL, MODULE);
+    if (!check(prov != NULL, "the parent loads " MODULE " (its self-test)")) {
+        ERR_print_errors_fp(stdout);
+        unlink(words);
+        return 1;
+    }
+    check(run_child(prov) == 0, "child A draws the 48 words X: served");
+    check(run_child(prov) == 1,
+          "child B draws X again: the long-cycle test trips, permanent");
+    /* B stopped at its first tripping word: C draws the rest of X's
+     * repeat, and trips in its own right (a sibling's verdict is not its
+     * own). */
+    check(run_child(prov) == 1,
+          "child C draws the rest of X's repeat: it trips too");
+    OSSL_PROVIDER_unload(prov);
+    unlink(words);
+    printf("%d failed\n", failed);
+    return failed != 0;
+}
