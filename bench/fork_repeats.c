@@ -7,14 +7,14 @@
  * DRBGs reseed after the fork, from the provider) and sends them back.
  * The CPU is RDRAND_SIM=stream=shared,words=FILE: the words a child
  * draws are the CPU's next ones, as on real hardware, and FILE is 64
- * clean words then a cycle of P words, for ever.
+ * clean words then a cycle of P words, 600,000 words long.
  *
  *   fork_repeats [--raw] MODULE_DIR CONF CHILDREN BYTES PERIOD
  *
  * --raw: each child asks the RDRAND seed source itself (an EVP_RAND
  * context of the provider's RDRAND, BYTES bytes: the words it serves)
- * instead of RAND_bytes, whose DRBG mixes a per-process nonce in and so
- * hides a repeated seed from the output.
+ * instead of RAND_bytes (whose output, a function of the seed, can still
+ * differ where a seed's words repeat only in part).
  *
  * Prints how many children were served, how many children's outputs are
  * identical to an earlier child's, and how many output bytes lie in an
@@ -35,6 +35,9 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+/* Past what 1000 children of 4 KiB could draw. */
+#define CYCLE_WORDS 600000
+
 /* splitmix64: clean words the health tests pass. */
 static uint64_t mix(uint64_t z)
 {
@@ -50,8 +53,14 @@ static int write_words(const char *path, unsigned long period)
 
     for (uint64_t i = 0; ok && i < 64; i++)
         ok = fprintf(f, "%016llx\n", (unsigned long long)mix(i + 1)) == 17;
-    for (uint64_t i = 0; ok && i < period; i++)
-        ok = fprintf(f, "%016llx\n", (unsigned long long)mix((i + 1) << 32))
+    /*
+     * The cycle written out CYCLE_WORDS long: the simulated CPU replays a
+     * words= file from its start, and the clean words must not come
+     * round again (they would make the cycle 64 words longer).
+     */
+    for (uint64_t i = 0; ok && i < CYCLE_WORDS; i++)
+        ok = fprintf(f, "%016llx\n",
+                     (unsigned long long)mix((i % period + 1) << 32))
              == 17;
     return f != NULL && fclose(f) == 0 && ok;
 }

@@ -86,8 +86,9 @@
       "again: restart it after checking the CPU, its microcode and "           \
       "firmware")                                                              \
     X(RDRAND_R_LONG_CYCLE, PROOF,                                              \
-      "RDRAND returned a word equal to one drawn earlier in this process, "    \
-      "beyond the last 32 (long-cycle test): its output cycles or repeats; "   \
+      "RDRAND returned a word equal to one drawn earlier in this process or "  \
+      "a process forked from the same one, beyond the last 32 (long-cycle "    \
+      "test): its output cycles or repeats; "                                  \
       "the CPU's random number generator is not usable")                       \
     X(RDRAND_R_OS_ENTROPY_FAILED, 0,                                           \
       "mix = os: the OS's entropy (getrandom) could not be read, so the "      \

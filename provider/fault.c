@@ -294,14 +294,13 @@ static void rdrand_fault_raise_permanent(const struct rdrand_prov *prov,
                            "process",
                      cause ? " since: " : "",
                      cause ? rdrand_reason_text(cause) : "");
-    else if (rdrand_reason_has(atomic_load(&rdrand_verdict_why),
-                               RDRAND_REASON_PROOF))
+    else if (rdrand_reason_has(latched, RDRAND_REASON_PROOF))
         RDRAND_RAISE(prov, latched,
                      "%s of %zu bytes failed: RDRAND repeated a 64-bit word "
-                     "it had given before in this process, which a working "
-                     "RDRAND all but never does; the process will not use "
-                     "it again: restart it after checking the CPU, microcode "
-                     "and firmware",
+                     "drawn before in this process or a process it shares a "
+                     "parent with, which a working RDRAND all but never "
+                     "does; the process will not use it again: restart it "
+                     "after checking the CPU, microcode and firmware",
                      request, len);
     else
         RDRAND_RAISE(prov, latched,

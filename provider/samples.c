@@ -49,38 +49,41 @@
  * request shares its CPU with the children: each child draws the CPU's
  * next words, and a table of its own (a copy of its parent's at the fork)
  * never sees what its siblings drew, so a cycle no single child sees
- * twice was served child after child (issue 31: 87 of 600 children of a
- * 12-word cycle served an output identical to an earlier child's).  So
- * the table and the key live in one MAP_SHARED anonymous mapping, made
- * once, at the process's first self-test (a server's load, before it
+ * twice was served child after child (issue 31).  So the table lives in
+ * a MAP_SHARED anonymous mapping, made once, in the call that sets the
+ * key (the process's first passing self-test: a server's load, before it
  * forks): every process forked from it afterwards, and their children,
- * meet in the one table under the one key, as threads do.  A process
- * that loads the module after forking, or execs, has its own.  Excluded
- * from core dumps (MADV_DONTDUMP): it holds digests of delivered words.
- * Should the mapping fail (a seccomp filter refusing mmap), the table is
- * the process's own, as before: forked children are then not compared
- * with one another (docs/health-tests.md).
+ * meet in the one table, as threads do.  A process that loads the module
+ * after forking, or execs, has its own.  Excluded from core dumps
+ * (MADV_DONTDUMP): it holds digests of delivered words.  Should the
+ * mapping fail (a seccomp filter refusing mmap), the table is the
+ * process's own, as before: forked children are then not compared with
+ * one another (docs/health-tests.md).
+ *
+ * The key is not in it: it stays in this process's memory, copied into
+ * each child at the fork.  Any process of the tree can write the shared
+ * page, a child that dropped its privileges too; a key read back from
+ * there could be chosen by it (~0 makes every digest 0, and every new
+ * thread trips a permanent repeat; {1, 1} makes the digests the words
+ * themselves, readable across the tree).  What a process can do to the
+ * table is blind the test (overwrite entries), never a false match: it
+ * cannot know the words the others will draw.
  */
-struct rdrand_samples_shared {
-    _Atomic uint64_t key[2];
-    struct rdrand_samples table;
-};
-static struct rdrand_samples_shared rdrand_samples_own;
-static struct rdrand_samples_shared *rdrand_samples_state = &rdrand_samples_own;
+static struct rdrand_samples rdrand_samples_own;
+static struct rdrand_samples *rdrand_samples_table = &rdrand_samples_own;
 static pthread_once_t rdrand_samples_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t rdrand_process_key[2];
 
 static void rdrand_samples_map(void)
 {
-    void *p = mmap(NULL, sizeof(struct rdrand_samples_shared),
-                   PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *p = mmap(NULL, sizeof(struct rdrand_samples), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
     if (p == MAP_FAILED)
         return;
-    (void)madvise(p, sizeof(struct rdrand_samples_shared), MADV_DONTDUMP);
-    rdrand_samples_state = p;
+    (void)madvise(p, sizeof(struct rdrand_samples), MADV_DONTDUMP);
+    rdrand_samples_table = p;
 }
-
-#define rdrand_process_key (rdrand_samples_state->key)
 
 /* The key half i: candidate if it is the first, else the first's. */
 static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
@@ -92,6 +95,9 @@ static uint64_t rdrand_samples_key_half(int i, uint64_t candidate)
      * identity (k | 1 == 1), whatever words a CPU crafts.
      */
     candidate |= (uint64_t)1 << 63;
+    /* Nor ~0 (k | 1 == ~0): a fold by ~0 maps every nonzero word to ~0. */
+    if ((candidate | 1) == ~(uint64_t)0)
+        candidate ^= 2;
     if (atomic_compare_exchange_strong_explicit(
             &rdrand_process_key[i], &expected, candidate, memory_order_relaxed,
             memory_order_relaxed))
@@ -123,13 +129,13 @@ struct rdrand_samples *rdrand_samples_process(uint64_t key[2],
         0, rdrand_samples_mix(words[0], words[n - 1]) ^ words[n / 2]);
     key[1] = rdrand_samples_key_half(
         1, rdrand_samples_mix(words[1], words[n - 2]) ^ words[n / 2 + 1]);
-    return &rdrand_samples_state->table;
+    return rdrand_samples_table;
 }
 
 void rdrand_samples_forget(void)
 {
     for (size_t i = 0; i < RDRAND_SAMPLE_SLOTS; i++)
-        atomic_store_explicit(&rdrand_samples_state->table.slot[i], 0,
+        atomic_store_explicit(&rdrand_samples_table->slot[i], 0,
                               memory_order_relaxed);
     atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
     atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);

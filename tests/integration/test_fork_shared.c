@@ -16,8 +16,15 @@
  * served.  48 words: the table samples one in four, by a keyed digest
  * (fixed here, as the self-test's words are), and some of 48 words are
  * sampled under any key but with probability (3/4)^48 = 1e-6.
+ *
+ * And what a descendant can do to the shared page: in a process of its
+ * own, a child overwrites every shared mapping of 128 KiB or more with
+ * 0xff; its parent's next new thread must still be served.  (With the
+ * key in the page, as first written, the key became ~0, every digest
+ * one value, and that thread a permanent repeat.)
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +58,17 @@ static uint64_t mix(uint64_t z)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* Only clean words: 64 for the self-test, then 8192 more. */
+static int write_clean(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f != NULL;
+
+    for (uint64_t i = 0; ok && i < 64 + 8192; i++)
+        ok = fprintf(f, "%016llx\n", (unsigned long long)mix(i + 7)) == 17;
+    return f != NULL && fclose(f) == 0 && ok;
 }
 
 static int write_words(const char *path)
@@ -100,6 +118,64 @@ static void child(OSSL_PROVIDER *prov)
               : 2);
 }
 
+/* Every rw-s mapping of 128 KiB or more (the shared table) set to 0xff. */
+static int overwrite_shared(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512], perm[8];
+    unsigned long a, b;
+    int n = 0;
+
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+        if (sscanf(line, "%lx-%lx %7s", &a, &b, perm) == 3 && perm[1] == 'w'
+            && perm[3] == 's' && b - a >= 128 * 1024) {
+            memset((void *)a, 0xff, b - a);
+            n++;
+        }
+    if (f != NULL)
+        fclose(f);
+    return n;
+}
+
+static void *draw_4k(void *arg)
+{
+    static unsigned char buf[4096];
+    EVP_RAND *rand = EVP_RAND_fetch(NULL, "RDRAND", "provider=" MODULE);
+    EVP_RAND_CTX *ctx = rand != NULL ? EVP_RAND_CTX_new(rand, NULL) : NULL;
+    int ok = ctx != NULL && EVP_RAND_instantiate(ctx, 256, 0, NULL, 0, NULL)
+             && EVP_RAND_generate(ctx, buf, sizeof(buf), 256, 0, NULL, 0);
+
+    (void)arg;
+    EVP_RAND_CTX_free(ctx);
+    EVP_RAND_free(rand);
+    return ok ? buf : NULL;
+}
+
+/* In a process of its own: 0 when the new thread was served. */
+static int descendant_writes_page(const char *clean)
+{
+    char spec[128];
+    OSSL_PROVIDER *prov;
+    pthread_t t;
+    void *res = NULL;
+    int status;
+    pid_t pid;
+
+    snprintf(spec, sizeof(spec), "stream=shared,words=%s", clean);
+    setenv("RDRAND_SIM", spec, 1);
+    if ((prov = OSSL_PROVIDER_load(NULL, MODULE)) == NULL)
+        return 2;
+    if ((pid = fork()) == 0)
+        _exit(overwrite_shared() > 0 ? 0 : 3);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)
+        || WEXITSTATUS(status) != 0)
+        return 3;
+    if (pthread_create(&t, NULL, draw_4k, NULL) != 0
+        || pthread_join(t, &res) != 0)
+        return 4;
+    return res != NULL ? 0 : 1;
+}
+
 static int run_child(OSSL_PROVIDER *prov)
 {
     int status;
@@ -115,8 +191,24 @@ static int run_child(OSSL_PROVIDER *prov)
 int main(void)
 {
     char words[] = "/tmp/rdrand-fork-shared-XXXXXX", spec[128];
+    char clean[] = "/tmp/rdrand-fork-clean-XXXXXX";
     OSSL_PROVIDER *prov;
-    int fd;
+    int fd, status;
+    pid_t pid;
+
+    /* First, before this process loads the module: the page's case. */
+    if ((fd = mkstemp(clean)) < 0 || close(fd) != 0 || !write_clean(clean)) {
+        perror(clean);
+        return 1;
+    }
+    fflush(NULL);
+    if ((pid = fork()) == 0)
+        _exit(descendant_writes_page(clean));
+    check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)
+              && WEXITSTATUS(status) == 0,
+          "a child writes 0xff over the shared table: its parent's next new "
+          "thread is served (the key is not in the page)");
+    unlink(clean);
 
     if ((fd = mkstemp(words)) < 0 || close(fd) != 0 || !write_words(words)) {
         perror(words);

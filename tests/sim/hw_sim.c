@@ -426,6 +426,16 @@ static void sim_init(void)
     pthread_once(&sim_once, sim_configure_from_env);
 }
 
+/*
+ * Configured when the module (or test program) is loaded, not at first
+ * use: a process that forks before it draws then gives its children the
+ * one stream=shared page, as a real CPU is one.
+ */
+__attribute__((constructor)) static void sim_load(void)
+{
+    sim_init();
+}
+
 uint64_t rdrand_sim_executions(void)
 {
     return atomic_load(&sim_executions);

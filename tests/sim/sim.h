@@ -23,7 +23,10 @@
  *                           its parent's or a sibling's again, as on a
  *                           real CPU; process (the default): each
  *                           process's own from the fork on, so that a
- *                           child replays what its parent draws next
+ *                           child replays what its parent draws next.
+ *                           Read when the module or program is loaded:
+ *                           the children of a process that loads it
+ *                           before forking share one page
  *   value=HEX               every execution returns this word with CF=1;
  *                           HEX is 1 to 16 hex digits, no 0x, no sign
  *   words=FILE              replay FILE (a regular file) in a loop
