@@ -40,18 +40,10 @@
 
 #include "rdrand_provider.h"
 
+#include "check_line.h"
+
 #define MODULE "rdrand-sim"
 #define X_WORDS 48
-
-static int failed;
-
-static int check(int ok, const char *what)
-{
-    printf("%s - %s\n", ok ? "ok" : "not ok", what);
-    fflush(stdout);
-    failed += !ok;
-    return ok;
-}
 
 static uint64_t mix(uint64_t z)
 {

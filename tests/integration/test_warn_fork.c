@@ -34,21 +34,14 @@
 
 #include "rdrand_provider.h"
 
+/* Reported on stdout: stderr is what is being counted. */
+#include "check_line.h"
+
 #define MODULE "rdrand-sim"
 #define REQUESTS 3
 #define THREADS 8
 
 static EVP_RAND *rdrand;
-static int failed;
-
-/* Reported on stdout: stderr is what is being counted. */
-static int check(int ok, const char *what)
-{
-    printf("%s - %s\n", ok ? "ok" : "not ok", what);
-    fflush(stdout);
-    failed += !ok;
-    return ok;
-}
 
 /* A new empty file for one process's stderr; its descriptor. */
 static int new_capture(char *path, size_t len)
