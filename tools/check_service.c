@@ -16,7 +16,7 @@
  * libcrypto that LD_LIBRARY_PATH or LD_PRELOAD chose, not OPENSSL_*.  It
  * cannot regain root: setuid from root drops every capability, and the
  * child checks that it did.  What it does not model: a unit's mount
- * namespace (PrivateTmp=, ProtectHome=: check_conf.c warns of paths
+ * namespace (PrivateTmp=, ProtectHome=: conf_reach.c warns of paths
  * there) and file ACLs beyond what its own user meets.
  */
 #define _GNU_SOURCE
@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

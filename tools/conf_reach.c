@@ -75,20 +75,22 @@ static const char *const sandboxed[][2] = {{"/tmp/", "PrivateTmp="},
                                            {"/root/", "ProtectHome="},
                                            {"/run/user/", "ProtectHome="}};
 
-/*
- * Is path under a tree that option (PrivateTmp=, ProtectHome=) hides?
- * The path as written or the one it resolves to.
- */
+/* Is path, as written or as it resolves (real, or NULL), under tree? */
+static int under(const char *path, const char *real, const char *tree)
+{
+    size_t n = strlen(tree);
+
+    return strncmp(path, tree, n) == 0
+           || (real != NULL && strncmp(real, tree, n) == 0);
+}
+
+/* Is path under a tree that option (PrivateTmp=, ProtectHome=) hides? */
 static int hidden_by(const char *path, const char *real, const char *option)
 {
-    for (size_t i = 0; i < sizeof(sandboxed) / sizeof(sandboxed[0]); i++) {
-        size_t n = strlen(sandboxed[i][0]);
-
+    for (size_t i = 0; i < sizeof(sandboxed) / sizeof(sandboxed[0]); i++)
         if (strcmp(sandboxed[i][1], option) == 0
-            && (strncmp(path, sandboxed[i][0], n) == 0
-                || (real != NULL && strncmp(real, sandboxed[i][0], n) == 0)))
+            && under(path, real, sandboxed[i][0]))
             return 1;
-    }
     return 0;
 }
 
@@ -131,8 +133,7 @@ void conf_reach_limits(struct check_report *r, const char *path, int pos,
     for (size_t i = 0; pos > 0 && r->shown != NULL
                        && i < sizeof(sandboxed) / sizeof(sandboxed[0]);
          i++)
-        if ((strncmp(real, sandboxed[i][0], strlen(sandboxed[i][0])) == 0
-             || strncmp(path, sandboxed[i][0], strlen(sandboxed[i][0])) == 0)
+        if (under(path, real, sandboxed[i][0])
             && !hidden_by(r->shown, conf, sandboxed[i][1]))
             check_problem(
                 r, SEV_WARNING, pos, section, key,
