@@ -636,13 +636,9 @@ static int plain_module_names(const struct parsed *p, const char *init,
     return 1;
 }
 
-static int plan_enable(const struct parsed *p, const CONF *conf,
-                       struct plan *pl, struct why *w)
+/* What --enable refuses outright: 0 (refused, why in w) or 1. */
+static int plan_refusals(const struct parsed *p, struct why *w)
 {
-    const struct logical *oc, *prov, *rand, *def = NULL;
-    size_t count;
-
-    memset(pl, 0, sizeof(*pl));
     /* The block goes at the end: a last line continued would swallow it. */
     if (p->last_continued)
         return refuse(w, "the last line ends in a backslash (continued): the "
@@ -663,6 +659,135 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
                           "hand",
                           p->v[i].first + 1, p->v[i].section);
     }
+    return 1;
+}
+
+/*
+ * An existing providers section (prov): our entry added, and default
+ * activated where nothing was.  0 (refused, why in w) or 1.
+ */
+static int plan_providers(const struct parsed *p, const CONF *conf,
+                          struct plan *pl, const struct logical *prov,
+                          const char *init, struct why *w)
+{
+    const struct logical *def = NULL;
+    STACK_OF(CONF_VALUE) * list;
+    int any_active = 0;
+
+    if (!names_section(p, conf, prov, init, w))
+        return 0;
+    list = NCONF_get_section(conf, prov->value);
+    for (int i = 0; i < sk_CONF_VALUE_num(list); i++) {
+        const CONF_VALUE *kv = sk_CONF_VALUE_value(list, i);
+        const struct logical *l;
+        const char *bad = NULL;
+        int on;
+
+        if (!read_key(p, prov->value, kv->name, 0, &l, w))
+            return 0;
+        if (l == NULL)
+            return refuse(w, "[%s] %s: not found as written", prov->value,
+                          kv->name);
+        if (!plain_value(conf, l, w))
+            return 0;
+        if (NCONF_get_section(conf, kv->value) == NULL)
+            return refuse(w,
+                          "line %zu: %s = %s, and there is no section "
+                          "[%s] (OpenSSL fails to apply this file): fix "
+                          "that by hand first",
+                          l->first + 1, kv->name, kv->value, kv->value);
+        if ((on = activates(conf, kv->value, &bad)) < 0)
+            return refuse(w,
+                          "[%s] activate = %s: OpenSSL 3.0-3.2 load the "
+                          "provider whatever the value, 3.3 and later "
+                          "do not (only 1, yes, true, on are true) or "
+                          "refuse the section: a dist-upgrade would "
+                          "change which providers load; by hand, remove "
+                          "the line to leave it unloaded or write "
+                          "activate = 1 to load it",
+                          kv->value, bad);
+        any_active |= on;
+        if (strcmp(skip_dot(kv->name), "default") == 0)
+            def = l;
+    }
+    add_key(pl, insert_point(p, prov->value), "rdrand", S_RDRAND);
+    /*
+     * Nothing activated: OpenSSL loaded default implicitly, and our
+     * activate would turn that off, so default is activated too.
+     * Something activated (a FIPS-only system, say): left as it is.
+     */
+    if (!any_active && def == NULL) {
+        pl->new_default = 1;
+        add_key(pl, insert_point(p, prov->value), "default", S_DEFAULT);
+    } else if (!any_active) {
+        const struct logical *act;
+
+        if (!plain_section(p, def->value, w)
+            || !read_key(p, def->value, "activate", 0, &act, w))
+            return 0;
+        if (act != NULL)
+            return refuse(w,
+                          "line %zu: [%s] activate = %s does not "
+                          "activate the default provider on this "
+                          "OpenSSL; write activate = 1 by hand",
+                          act->first + 1, def->value, act->value);
+        add_key(pl, insert_point(p, def->value), "activate", "1");
+    }
+    return 1;
+}
+
+/* The [random] part: a new section, or seed lines in rand's. */
+static int plan_random(const struct parsed *p, const CONF *conf,
+                       struct plan *pl, const struct logical *rand,
+                       const char *init, struct why *w)
+{
+    size_t count;
+
+    if (rand == NULL) {
+        pl->new_random = 1;
+        add_key(pl, insert_point(p, init), "random", S_RANDOM);
+        return 1;
+    }
+    if (!names_section(p, conf, rand, init, w))
+        return 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct logical *l = &p->v[i];
+
+        /* rand_lib.c matches [random] keys ignoring case. */
+        if (l->kind == K_KEY && strcmp(l->section, rand->value) == 0
+            && (strcasecmp(l->key, "seed") == 0
+                || strcasecmp(l->key, "seed_properties") == 0))
+            return refuse(w,
+                          "line %zu: [%s] %s = %s: this file already "
+                          "chooses a seed source; --enable does not replace "
+                          "the operator's choice: edit by hand",
+                          l->first + 1, rand->value, l->key, l->value);
+        if (l->kind == K_KEY && strcmp(l->section, rand->value) == 0
+            && key_line(p, rand->value, l->key, 1, &count) != l)
+            return refuse(w,
+                          "line %zu: [%s] %s is given twice (OpenSSL "
+                          "ignores case here and keeps the last); keep one "
+                          "by hand",
+                          l->first + 1, rand->value, l->key);
+    }
+    add_key(pl, insert_point(p, rand->value), "seed", "RDRAND");
+    add_key(pl, insert_point(p, rand->value), "seed_properties",
+            "provider=rdrand");
+    return 1;
+}
+
+/*
+ * --enable's edit of the file as read line by line (p) and by NCONF
+ * (conf), into pl: 1, or 0 (refused, why in w).
+ */
+static int plan_enable(const struct parsed *p, const CONF *conf,
+                       struct plan *pl, struct why *w)
+{
+    const struct logical *oc, *prov, *rand;
+
+    memset(pl, 0, sizeof(*pl));
+    if (!plan_refusals(p, w))
+        return 0;
     if (!plain_section(p, "default", w))
         return 0;
     if (!read_key(p, "default", "openssl_conf", 0, &oc, w))
@@ -691,102 +816,9 @@ static int plan_enable(const struct parsed *p, const CONF *conf,
     if (prov == NULL) {
         pl->new_providers = pl->new_default = 1;
         add_key(pl, insert_point(p, oc->value), "providers", S_PROVIDERS);
-    } else {
-        STACK_OF(CONF_VALUE) * list;
-        int any_active = 0;
-
-        if (!names_section(p, conf, prov, oc->value, w))
-            return 0;
-        list = NCONF_get_section(conf, prov->value);
-        for (int i = 0; i < sk_CONF_VALUE_num(list); i++) {
-            const CONF_VALUE *kv = sk_CONF_VALUE_value(list, i);
-            const struct logical *l;
-            const char *bad = NULL;
-            int on;
-
-            if (!read_key(p, prov->value, kv->name, 0, &l, w))
-                return 0;
-            if (l == NULL)
-                return refuse(w, "[%s] %s: not found as written", prov->value,
-                              kv->name);
-            if (!plain_value(conf, l, w))
-                return 0;
-            if (NCONF_get_section(conf, kv->value) == NULL)
-                return refuse(w,
-                              "line %zu: %s = %s, and there is no section "
-                              "[%s] (OpenSSL fails to apply this file): fix "
-                              "that by hand first",
-                              l->first + 1, kv->name, kv->value, kv->value);
-            if ((on = activates(conf, kv->value, &bad)) < 0)
-                return refuse(w,
-                              "[%s] activate = %s: OpenSSL 3.0-3.2 load the "
-                              "provider whatever the value, 3.3 and later "
-                              "do not (only 1, yes, true, on are true) or "
-                              "refuse the section: a dist-upgrade would "
-                              "change which providers load; by hand, remove "
-                              "the line to leave it unloaded or write "
-                              "activate = 1 to load it",
-                              kv->value, bad);
-            any_active |= on;
-            if (strcmp(skip_dot(kv->name), "default") == 0)
-                def = l;
-        }
-        add_key(pl, insert_point(p, prov->value), "rdrand", S_RDRAND);
-        /*
-         * Nothing activated: OpenSSL loaded default implicitly, and our
-         * activate would turn that off, so default is activated too.
-         * Something activated (a FIPS-only system, say): left as it is.
-         */
-        if (!any_active && def == NULL) {
-            pl->new_default = 1;
-            add_key(pl, insert_point(p, prov->value), "default", S_DEFAULT);
-        } else if (!any_active) {
-            const struct logical *act;
-
-            if (!plain_section(p, def->value, w)
-                || !read_key(p, def->value, "activate", 0, &act, w))
-                return 0;
-            if (act != NULL)
-                return refuse(w,
-                              "line %zu: [%s] activate = %s does not "
-                              "activate the default provider on this "
-                              "OpenSSL; write activate = 1 by hand",
-                              act->first + 1, def->value, act->value);
-            add_key(pl, insert_point(p, def->value), "activate", "1");
-        }
-    }
-
-    if (rand == NULL) {
-        pl->new_random = 1;
-        add_key(pl, insert_point(p, oc->value), "random", S_RANDOM);
-        return 1;
-    }
-    if (!names_section(p, conf, rand, oc->value, w))
+    } else if (!plan_providers(p, conf, pl, prov, oc->value, w))
         return 0;
-    for (size_t i = 0; i < p->n; i++) {
-        const struct logical *l = &p->v[i];
-
-        /* rand_lib.c matches [random] keys ignoring case. */
-        if (l->kind == K_KEY && strcmp(l->section, rand->value) == 0
-            && (strcasecmp(l->key, "seed") == 0
-                || strcasecmp(l->key, "seed_properties") == 0))
-            return refuse(w,
-                          "line %zu: [%s] %s = %s: this file already "
-                          "chooses a seed source; --enable does not replace "
-                          "the operator's choice: edit by hand",
-                          l->first + 1, rand->value, l->key, l->value);
-        if (l->kind == K_KEY && strcmp(l->section, rand->value) == 0
-            && key_line(p, rand->value, l->key, 1, &count) != l)
-            return refuse(w,
-                          "line %zu: [%s] %s is given twice (OpenSSL "
-                          "ignores case here and keeps the last); keep one "
-                          "by hand",
-                          l->first + 1, rand->value, l->key);
-    }
-    add_key(pl, insert_point(p, rand->value), "seed", "RDRAND");
-    add_key(pl, insert_point(p, rand->value), "seed_properties",
-            "provider=rdrand");
-    return 1;
+    return plan_random(p, conf, pl, rand, oc->value, w);
 }
 
 /* The file with the plan applied: lines added, then the block at the end. */

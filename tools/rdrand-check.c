@@ -278,96 +278,47 @@ static void draw(const struct check_report *r, struct dynamic *d,
 }
 
 /*
- * Steps 2 and 3: in this process, as an application.  The draw comes
- * before any OSSL_PROVIDER_* call that names a provider: loading or even
- * asking for one by name can change which provider instance the seed
- * fetch picks, and the check must measure what an application gets.
+ * The provider is not available after the draw: why, from its second
+ * load's errors (after the draw's).  A CoCo refusal is RDRAND failing.
  */
-static void check_live(struct check_report *r, struct dynamic *d,
-                       long more_seeds)
+static void check_not_loaded(struct check_report *r, struct dynamic *d)
 {
-    OSSL_PROVIDER *prov;
-    const OSSL_PARAM *known;
-    const struct check_value *status, *state;
-    int counted, available;
-
-    draw(r, d, more_seeds);
-
-    /*
-     * Not available: load it once more, after the draw, for the reason it
-     * was not (OpenSSL applies the file and drops a refused provider's
-     * reason from the error queue).  A CoCo refusal is RDRAND failing.
-     */
-    available = OSSL_PROVIDER_available(NULL, r->entry);
-    if ((prov = OSSL_PROVIDER_load(NULL, r->entry)) == NULL || !available) {
-        collect_errors_at(d, strlen(d->errors)); /* after the draw's */
-        if (d->coco_refused)
-            check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
-                          "provider %s refuses to load: %s", r->provider,
-                          d->errors);
-        else
-            check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                          "provider %s is not loaded in a process using this "
-                          "configuration: %s%s%s",
-                          r->provider,
-                          d->drew ? "OpenSSL seeds from the OS without a word"
-                          : d->seed_unfetched
-                              ? "the seed source cannot be fetched, and "
-                                "OpenSSL 4.0 fails every random request "
-                                "(3.0-3.6 seed from the OS without a word)"
-                              : "drawing random bytes failed",
-                          d->errors[0] ? "; errors: " : "", d->errors);
-        OSSL_PROVIDER_unload(prov);
-        return;
-    }
-    d->loaded = 1;
-    counted = counter(prov, RDRAND_PARAM_SEED_REQUESTS, &d->seed_delta)
-              & counter(prov, RDRAND_PARAM_SEED_FAILURES, &d->failed_delta);
-    if (!counted) {
-        collect_errors_at(d, strlen(d->errors));
+    collect_errors_at(d, strlen(d->errors)); /* after the draw's */
+    if (d->coco_refused)
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
-                      "provider %s did not serve its seed counters: %s",
+                      "provider %s refuses to load: %s", r->provider,
+                      d->errors);
+    else
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
+                      "provider %s is not loaded in a process using this "
+                      "configuration: %s%s%s",
                       r->provider,
-                      d->errors[0] ? d->errors : "no error recorded");
-    }
-    /*
-     * The whole draw's.  A provider not found among the active ones
-     * before the draw: the totals since the process started, all counted
-     * as the prediction-resistant requests' (a lower bound for them).
-     */
-    if (d->parts) {
-        d->seed_delta = d->rand.requests + d->pr.requests;
-        d->failed_delta = d->rand.failures + d->pr.failures;
-    } else {
-        d->pr.requests = d->seed_delta;
-        d->pr.failures = d->failed_delta;
-    }
-    /*
-     * RAND_bytes asked us for nothing while a provider it can be routed
-     * to is active (3.5+): that provider's generator served it.  Either
-     * the one random_provider names, or fips, which claims RAND_bytes
-     * when it is activated before [random] names another.
-     */
-    if (d->parts && d->rand_drew && d->rand.requests == 0
-        && r->random_provider[0] != '\0') {
-        const char *to = OSSL_PROVIDER_available(NULL, r->random_provider)
-                             ? r->random_provider
-                         : OSSL_PROVIDER_available(NULL, "fips") ? "fips"
-                                                                 : NULL;
+                      d->drew ? "OpenSSL seeds from the OS without a word"
+                      : d->seed_unfetched
+                          ? "the seed source cannot be fetched, and "
+                            "OpenSSL 4.0 fails every random request "
+                            "(3.0-3.6 seed from the OS without a word)"
+                          : "drawing random bytes failed",
+                      d->errors[0] ? "; errors: " : "", d->errors);
+}
 
-        d->bypassed = to != NULL;
-        snprintf(d->rand_to, sizeof(d->rand_to), "%s", to != NULL ? to : "");
-    }
+/* Every parameter the provider serves, into d->params. */
+static void read_params(struct dynamic *d, OSSL_PROVIDER *prov)
+{
+    const OSSL_PARAM *known = OSSL_PROVIDER_gettable_params(prov);
 
-    known = OSSL_PROVIDER_gettable_params(prov);
     for (; known != NULL && known->key != NULL && d->nparams < MAX_PARAMS;
          known++)
         if (check_get_param(prov, known, &d->params[d->nparams]))
             d->nparams++;
-    status = param(d, "status");
-    state = param(d, RDRAND_PARAM_HEALTH_STATE);
-    check_errata(r, d);
+}
 
+/*
+ * What the draw proved (counted: the seed counters were read): a finding,
+ * or d->live.
+ */
+static void judge_draw(struct check_report *r, struct dynamic *d, int counted)
+{
     if (!d->drew && d->seed_unfetched)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                       "drawing random bytes failed: OpenSSL cannot fetch the "
@@ -414,6 +365,79 @@ static void check_live(struct check_report *r, struct dynamic *d,
                       d->pr.requests, plural(d->pr.requests));
     else
         d->live = counted; /* unproven without the counters (above) */
+}
+
+/*
+ * Steps 2 and 3: in this process, as an application.  The draw comes
+ * before any OSSL_PROVIDER_* call that names a provider: loading or even
+ * asking for one by name can change which provider instance the seed
+ * fetch picks, and the check must measure what an application gets.
+ */
+static void check_live(struct check_report *r, struct dynamic *d,
+                       long more_seeds)
+{
+    OSSL_PROVIDER *prov;
+    const struct check_value *status, *state;
+    int counted, available;
+
+    draw(r, d, more_seeds);
+
+    /*
+     * Not available: load it once more, after the draw, for the reason it
+     * was not (OpenSSL applies the file and drops a refused provider's
+     * reason from the error queue).
+     */
+    available = OSSL_PROVIDER_available(NULL, r->entry);
+    if ((prov = OSSL_PROVIDER_load(NULL, r->entry)) == NULL || !available) {
+        check_not_loaded(r, d);
+        OSSL_PROVIDER_unload(prov);
+        return;
+    }
+    d->loaded = 1;
+    counted = counter(prov, RDRAND_PARAM_SEED_REQUESTS, &d->seed_delta)
+              & counter(prov, RDRAND_PARAM_SEED_FAILURES, &d->failed_delta);
+    if (!counted) {
+        collect_errors_at(d, strlen(d->errors));
+        check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
+                      "provider %s did not serve its seed counters: %s",
+                      r->provider,
+                      d->errors[0] ? d->errors : "no error recorded");
+    }
+    /*
+     * The whole draw's.  A provider not found among the active ones
+     * before the draw: the totals since the process started, all counted
+     * as the prediction-resistant requests' (a lower bound for them).
+     */
+    if (d->parts) {
+        d->seed_delta = d->rand.requests + d->pr.requests;
+        d->failed_delta = d->rand.failures + d->pr.failures;
+    } else {
+        d->pr.requests = d->seed_delta;
+        d->pr.failures = d->failed_delta;
+    }
+    /*
+     * RAND_bytes asked us for nothing while a provider it can be routed
+     * to is active (3.5+): that provider's generator served it.  Either
+     * the one random_provider names, or fips, which claims RAND_bytes
+     * when it is activated before [random] names another.
+     */
+    if (d->parts && d->rand_drew && d->rand.requests == 0
+        && r->random_provider[0] != '\0') {
+        const char *to = OSSL_PROVIDER_available(NULL, r->random_provider)
+                             ? r->random_provider
+                         : OSSL_PROVIDER_available(NULL, "fips") ? "fips"
+                                                                 : NULL;
+
+        d->bypassed = to != NULL;
+        snprintf(d->rand_to, sizeof(d->rand_to), "%s", to != NULL ? to : "");
+    }
+
+    read_params(d, prov);
+    status = param(d, "status");
+    state = param(d, RDRAND_PARAM_HEALTH_STATE);
+    check_errata(r, d);
+
+    judge_draw(r, d, counted);
     if (status != NULL && status->i != 1 && d->drew)
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "provider %s reports status 0: %s", r->provider,
@@ -565,22 +589,39 @@ static void put_value(FILE *out, const struct check_value *v, int json)
         put_text_safe(out, v->s);
 }
 
-static void where(FILE *out, const struct check_report *r,
-                  const struct check_problem *p)
+/*
+ * A finding as one line, "file:line: [section] key: message", the parts
+ * there are (cut at len); the text report escapes it, the service draw's
+ * finding is compared with it.
+ */
+static void problem_text(const struct check_report *r,
+                         const struct check_problem *p, char *buf, size_t len)
 {
-    if (p->line > 0) {
-        put_text_safe(out, p->file[0] != '\0' ? p->file : r->shown);
-        fprintf(out, ":%d: ", p->line);
-    }
-    if (p->section[0] != '\0') {
-        fputc('[', out);
-        put_text_safe(out, p->section);
-        fputs("] ", out);
-    }
-    if (p->key[0] != '\0') {
-        put_text_safe(out, p->key);
-        fputs(": ", out);
-    }
+    size_t n = 0;
+
+#define PROBLEM_ADD(...)                                                       \
+    (n += n < len ? (size_t)snprintf(buf + n, len - n, __VA_ARGS__) : 0)
+    buf[0] = '\0';
+    if (p->line > 0)
+        PROBLEM_ADD("%s:%d: ", p->file[0] != '\0' ? p->file : r->shown,
+                    p->line);
+    if (p->section[0] != '\0')
+        PROBLEM_ADD("[%s] ", p->section);
+    if (p->key[0] != '\0')
+        PROBLEM_ADD("%s: ", p->key);
+#undef PROBLEM_ADD
+    if (n < len)
+        snprintf(buf + n, len - n, "%s", p->message);
+}
+
+static void put_problem(FILE *out, const struct check_report *r,
+                        const struct check_problem *p)
+{
+    char line[PATH_MAX + sizeof(p->section) + sizeof(p->key)
+              + sizeof(p->message) + 32];
+
+    problem_text(r, p, line, sizeof(line));
+    put_text_safe(out, line);
 }
 
 /* The file as named, and the file it is, once: "a -> b" or "b". */
@@ -674,8 +715,7 @@ static void put_text(FILE *out, const struct check_report *r,
                      "default, included files)\n");
     for (size_t i = 0; i < r->nproblems; i++) {
         fprintf(out, "%s: ", severities[r->problems[i].severity]);
-        where(out, r, &r->problems[i]);
-        put_text_safe(out, r->problems[i].message);
+        put_problem(out, r, &r->problems[i]);
         fputc('\n', out);
     }
     if (d->loaded && r->pid != 0)
@@ -703,8 +743,7 @@ static void put_text(FILE *out, const struct check_report *r,
         return;
     }
     fprintf(out, "verdict: %d %s, because ", code, verdict_words[code]);
-    where(out, r, &r->problems[because]);
-    put_text_safe(out, r->problems[because].message);
+    put_problem(out, r, &r->problems[because]);
     fputc('\n', out);
 }
 
@@ -974,22 +1013,6 @@ static FILE *open_output(const char *path, char *tmp, size_t tmp_len)
         return NULL;
     }
     return out;
-}
-
-/* A finding as one line: "file:line: [section] key: message". */
-static void problem_text(const struct check_report *r,
-                         const struct check_problem *p, char *buf, size_t len)
-{
-    char at[1100] = "", in[80] = "", key[80] = "";
-
-    if (p->line > 0)
-        snprintf(at, sizeof(at),
-                 "%s:%d: ", p->file[0] != '\0' ? p->file : r->shown, p->line);
-    if (p->section[0] != '\0')
-        snprintf(in, sizeof(in), "[%s] ", p->section);
-    if (p->key[0] != '\0')
-        snprintf(key, sizeof(key), "%s: ", p->key);
-    snprintf(buf, len, "%s%s%s%s", at, in, key, p->message);
 }
 
 /*
