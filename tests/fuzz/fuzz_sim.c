@@ -2,7 +2,10 @@
 /*
  * libFuzzer: the simulated CPU's grammar (tests/sim/sim.h).  First byte
  * even: the rest is an RDRAND_SIM spec (without words=, which could name
- * any file); an accepted one runs the CPU it names (aesni=).  Odd: the
+ * any file); an accepted one runs the CPU it names (aesni=), and a spec
+ * of the items that give the words (value=, cycle=, every=, clean=) is
+ * compared with an independent reading of their grammar: the verdicts
+ * must agree, and an accepted one gives the words sim.h says.  Odd: the
  * rest is a words file, and the parser's verdict is compared with an
  * independent reading of the grammar: the two must agree on every input,
  * and an accepted file replays exactly its words.
@@ -83,6 +86,126 @@ static size_t expected_words(const uint8_t *d, size_t n, uint64_t *value,
     return count;
 }
 
+/* The words value=, cycle=, every= and clean= give (0: not given). */
+struct gen {
+    uint64_t clean, cycle, every, hex;
+    int value;
+};
+
+/* 1..max digits of base 10 or 16, the value fitting 64 bits. */
+static int number(const char *s, size_t len, unsigned base, size_t max,
+                  uint64_t *out)
+{
+    *out = 0;
+    if (len == 0 || len > max)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned d;
+
+        if (s[i] >= '0' && s[i] <= '9')
+            d = (unsigned)(s[i] - '0');
+        else if (base == 16 && s[i] >= 'a' && s[i] <= 'f')
+            d = (unsigned)(s[i] - 'a' + 10);
+        else if (base == 16 && s[i] >= 'A' && s[i] <= 'F')
+            d = (unsigned)(s[i] - 'A' + 10);
+        else
+            return 0;
+        if (*out > (UINT64_MAX - d) / base)
+            return 0;
+        *out = *out * base + d;
+    }
+    return 1;
+}
+
+/* One item of the four, key and value as given; 0: malformed. */
+static int gen_item(const char *key, size_t klen, const char *v, size_t vlen,
+                    struct gen *g)
+{
+    const char *colon = memchr(v, ':', vlen);
+
+    if (klen == 5 && memcmp(key, "value", 5) == 0)
+        return g->value = number(v, vlen, 16, 16, &g->hex);
+    if (klen == 5 && memcmp(key, "cycle", 5) == 0)
+        return number(v, vlen, 10, 10, &g->cycle) && g->cycle >= 1
+               && g->cycle <= (uint64_t)1 << 32;
+    if (klen == 5 && memcmp(key, "clean", 5) == 0)
+        return number(v, vlen, 10, 20, &g->clean) && g->clean != 0;
+    /* every=N:HEX */
+    return colon != NULL && number(v, (size_t)(colon - v), 10, 20, &g->every)
+           && g->every != 0
+           && number(colon + 1, vlen - (size_t)(colon - v) - 1, 16, 16,
+                     &g->hex);
+}
+
+/*
+ * The verdict sim.h gives a spec of these four items only: 1 accepted
+ * (g filled), 0 refused, -1 the spec has another key (no verdict here).
+ * Every item key=value, none empty, each key once, at most one of
+ * value=, cycle=, every=, and clean= only with one of them.
+ */
+static int expected_gen(const char *spec, struct gen *g)
+{
+    static const char *const keys[] = {"value", "cycle", "every", "clean"};
+    int seen[4] = {0}, ok = 1, other = 0;
+    const char *item = spec;
+
+    memset(g, 0, sizeof(*g));
+    if (*spec == '\0')
+        return 1;
+    for (;;) {
+        size_t len = strcspn(item, ","), klen = strcspn(item, "=,");
+        size_t k = 0;
+
+        if (len == 0 || klen == len)
+            return 0; /* an empty item, or no '=': whatever the key */
+        while (
+            k < 4
+            && !(strlen(keys[k]) == klen && memcmp(item, keys[k], klen) == 0))
+            k++;
+        if (k == 4)
+            other = 1;
+        else if (seen[k]++)
+            ok = 0;
+        else
+            ok = ok && gen_item(item, klen, item + klen + 1, len - klen - 1, g);
+        if (item[len] == '\0')
+            break;
+        item += len + 1;
+    }
+    if (other)
+        return -1;
+    if (seen[0] + seen[1] + seen[2] > 1
+        || (seen[3] && !seen[0] && !seen[1] && !seen[2]))
+        return 0;
+    return ok;
+}
+
+/* splitmix64's i-th output (from 1), state 0. */
+static uint64_t good_word(uint64_t i)
+{
+    uint64_t z = 0x9e3779b97f4a7c15ULL * i;
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Execution n (from 1) as sim.h says; none given: the default stream. */
+static uint64_t gen_word(const struct gen *g, uint64_t n)
+{
+    uint64_t k = n - g->clean;
+
+    if (n <= g->clean)
+        return good_word(n);
+    if (g->value)
+        return g->hex;
+    if (g->cycle != 0)
+        return good_word(g->clean + 1 + (k - 1) % g->cycle);
+    if (g->every != 0 && k % g->every == 0)
+        return g->hex;
+    return good_word(n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint64_t value[MAX_WORDS];
@@ -107,7 +230,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!rdrand_sim_configure("value=2a", err, sizeof(err)))
             abort();
         if (strstr(spec, "words") == NULL) {
-            if (rdrand_sim_configure(spec, err, sizeof(err))) {
+            struct gen g;
+            int expect = expected_gen(spec, &g);
+            int accepted = rdrand_sim_configure(spec, err, sizeof(err));
+
+            if (expect >= 0 && accepted != expect)
+                abort(); /* the parser and the grammar disagree */
+            for (uint64_t n = 1; expect == 1 && n <= 256; n++) {
+                uint64_t w;
+
+                if (rdrand_hw_rdrand64(&w) != 1 || w != gen_word(&g, n))
+                    abort(); /* not the words sim.h says */
+            }
+            if (expect == 1 && !rdrand_sim_configure(spec, err, sizeof(err)))
+                abort(); /* again, for the checks below */
+            if (accepted) {
                 struct rdrand_cpuid leaf1;
 
                 if (rdrand_sim_executions() != 0)

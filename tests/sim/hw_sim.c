@@ -39,10 +39,18 @@ struct sim_cpu {
     uint64_t value;
     struct sim_word *words; /* words=FILE, replayed in a loop */
     size_t nwords;
-    int have_cpu;       /* cpu= given: */
-    char vendor[13];    /* leaf 0's vendor string */
-    uint32_t signature; /* leaf 1 EAX */
-    int have_microcode; /* microcode= given */
+    /*
+     * Generated streams: every word a function of its execution's index,
+     * so that stream=shared and threads need nothing more.
+     */
+    uint64_t clean;       /* clean=N: good words first; 0: none */
+    uint64_t cycle;       /* cycle=P: the period; 0: none */
+    uint64_t every;       /* every=N:HEX: every N-th word; 0: none */
+    uint64_t every_value; /* its HEX */
+    int have_cpu;         /* cpu= given: */
+    char vendor[13];      /* leaf 0's vendor string */
+    uint32_t signature;   /* leaf 1 EAX */
+    int have_microcode;   /* microcode= given */
     uint64_t microcode;
     /* The OS's getrandom (os-*=): reads count from 1, as executions. */
     int have_os_value; /* 1: os_value, 2: the running count */
@@ -54,8 +62,9 @@ struct sim_cpu {
 static struct sim_cpu sim = {
     .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
 /*
- * The stream's position: executions (fail-at=, fail-from=, words=) and
- * the generator's state.  This process's own, or (stream=shared) in a
+ * The stream's position: executions (fail-at=, fail-from=, words= and
+ * the generated streams go by it) and the default generator's state (the
+ * words it gave).  This process's own, or (stream=shared) in a
  * page shared with fork()ed children, as a real CPU's state is: a child
  * then draws the CPU's next words, never its parent's again.
  */
@@ -257,6 +266,85 @@ static int sim_parse_count(const char *key, const char *value, uint64_t *n,
     return 1;
 }
 
+/* clean=N: the good words before the defect; decimal, from 1. */
+static int sim_parse_clean(const char *value, uint64_t *n, char *err,
+                           size_t errlen)
+{
+    if (!sim_parse_u64(value, 10, 20, n))
+        return sim_error(err, errlen,
+                         "clean=%s: want the number of good words before "
+                         "the defect, decimal digits, from 1",
+                         value);
+    if (*n == 0)
+        return sim_error(err, errlen,
+                         "clean=0: must be nonzero (without clean= the "
+                         "defect starts at the first word)");
+    return 1;
+}
+
+/* cycle=P: the period, 1 to 2^32. */
+static int sim_parse_cycle(const char *value, uint64_t *p, char *err,
+                           size_t errlen)
+{
+    if (!sim_parse_u64(value, 10, 10, p) || *p == 0 || *p > (uint64_t)1 << 32)
+        return sim_error(err, errlen,
+                         "cycle=%s: want the period, decimal digits, 1 to "
+                         "4294967296 (2^32)",
+                         value);
+    return 1;
+}
+
+/* every=N:HEX: every N-th word is HEX; N decimal from 1. */
+static int sim_parse_every(const char *value, struct sim_cpu *cpu, char *err,
+                           size_t errlen)
+{
+    const char *colon = strchr(value, ':');
+    char n[24];
+
+    if (colon != NULL && (size_t)(colon - value) < sizeof(n)) {
+        memcpy(n, value, (size_t)(colon - value));
+        n[colon - value] = '\0';
+        if (sim_parse_u64(n, 10, 20, &cpu->every) && cpu->every != 0
+            && sim_parse_u64(colon + 1, 16, 16, &cpu->every_value))
+            return 1;
+    }
+    return sim_error(err, errlen,
+                     "every=%s: want N:HEX, every N-th word (N decimal "
+                     "digits, from 1) the word HEX (1 to 16 hex digits, no "
+                     "0x)",
+                     value);
+}
+
+/*
+ * value=, words=, cycle= and every= each give the words: one would
+ * silently win over another.  clean= gives the words before one of them.
+ */
+static int sim_check_words(const struct sim_cpu *cpu, char *err, size_t errlen)
+{
+    const char *given[4];
+    size_t n = 0;
+
+    if (cpu->have_value)
+        given[n++] = "value";
+    if (cpu->nwords != 0)
+        given[n++] = "words";
+    if (cpu->cycle != 0)
+        given[n++] = "cycle";
+    if (cpu->every != 0)
+        given[n++] = "every";
+    if (n > 1)
+        return sim_error(err, errlen,
+                         "%s= and %s= both give the words: use one", given[0],
+                         given[1]);
+    if (cpu->clean != 0 && n == 0)
+        return sim_error(err, errlen,
+                         "clean=%" PRIu64 ": the good words before a defect, "
+                         "and no defect: add value=, words=, cycle= or "
+                         "every=",
+                         cpu->clean);
+    return 1;
+}
+
 /* os-errno=NAME: the errno of a failing getrandom read. */
 static int sim_parse_errno(const char *value, int *out, char *err,
                            size_t errlen)
@@ -345,6 +433,12 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             ok = sim_parse_errno(value, &cpu->os_errno, err, errlen);
         else if (strcmp(item, "words") == 0)
             ok = sim_load_words(value, cpu, err, errlen);
+        else if (strcmp(item, "clean") == 0)
+            ok = sim_parse_clean(value, &cpu->clean, err, errlen);
+        else if (strcmp(item, "cycle") == 0)
+            ok = sim_parse_cycle(value, &cpu->cycle, err, errlen);
+        else if (strcmp(item, "every") == 0)
+            ok = sim_parse_every(value, cpu, err, errlen);
         else if (strcmp(item, "cpu") == 0)
             ok = sim_parse_cpu(value, cpu, err, errlen);
         else if (strcmp(item, "microcode") == 0) {
@@ -364,10 +458,8 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
         if (!ok && err[0] == '\0')
             sim_error(err, errlen, "\"%s=%s\" is not understood", item, value);
     }
-    /* Both give every word: one would silently win over the other. */
-    if (ok && cpu->have_value && cpu->nwords != 0)
-        ok = sim_error(err, errlen,
-                       "value= and words= both give the words: use one");
+    if (ok)
+        ok = sim_check_words(cpu, err, errlen);
     if (ok)
         strcpy(sim_coco, coco);
     rdrand_sim_coco_select(sim_coco); /* a bad spec changes nothing */
@@ -453,15 +545,50 @@ void rdrand_sim_at_execution(uint64_t n, void (*fn)(void *), void *arg)
     sim_hook = fn;
 }
 
-/* splitmix64: a deterministic stream that passes the health tests. */
-static uint64_t sim_next_good_word(void)
+/*
+ * splitmix64's i-th output (from 1): a deterministic stream that passes
+ * the health tests, every word distinct (a bijection of i).
+ */
+static uint64_t sim_good_word(uint64_t i)
 {
-    uint64_t z = atomic_fetch_add(&sim_stream, 0x9e3779b97f4a7c15ULL)
-                 + 0x9e3779b97f4a7c15ULL;
+    uint64_t z = i * 0x9e3779b97f4a7c15ULL;
 
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
+}
+
+/* The default stream: its next word (failed executions take none). */
+static uint64_t sim_next_good_word(void)
+{
+    return sim_good_word(atomic_fetch_add(&sim_stream, 1) + 1);
+}
+
+/*
+ * The word of execution n (from 1) where clean=, cycle= or every= is
+ * given: good words (splitmix64's n-th output: the default stream's, where
+ * no execution failed) for the first clean executions, then the defect,
+ * whose k-th execution (from 1) gives value=, words='s k-th line, the
+ * cycle's (k mod P)-th word or every N-th word the constant.
+ */
+static uint64_t sim_generated_word(uint64_t n, int *carry)
+{
+    uint64_t k = n - sim.clean;
+
+    *carry = 1;
+    if (n <= sim.clean)
+        return sim_good_word(n);
+    if (sim.nwords != 0) {
+        const struct sim_word *w = &sim.words[(k - 1) % sim.nwords];
+
+        *carry = w->carry;
+        return w->carry ? w->value : 0;
+    }
+    if (sim.have_value)
+        return sim.value;
+    if (sim.cycle != 0)
+        return sim_good_word(sim.clean + 1 + (k - 1) % sim.cycle);
+    return k % sim.every == 0 ? sim.every_value : sim_good_word(n);
 }
 
 int rdrand_hw_rdrand64(uint64_t *out)
@@ -478,6 +605,12 @@ int rdrand_hw_rdrand64(uint64_t *out)
     if (n == sim.fail_at || (sim.fail_from != 0 && n >= sim.fail_from)
         || (sim.fail_while[0] != '\0' && access(sim.fail_while, F_OK) == 0))
         return 0;
+    if (sim.clean != 0 || sim.cycle != 0 || sim.every != 0) {
+        int carry;
+
+        *out = sim_generated_word(n, &carry);
+        return carry;
+    }
     if (sim.nwords != 0) {
         const struct sim_word *w = &sim.words[(n - 1) % sim.nwords];
 

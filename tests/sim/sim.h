@@ -15,9 +15,10 @@
  *                           process at once (a test creates and removes
  *                           the file)
  *   stream=shared|process   where the stream's position lives (the
- *                           execution count that fail-at=, fail-from=
- *                           and words= go by, and the default
- *                           generator's state): shared, in memory
+ *                           execution count that fail-at=, fail-from=,
+ *                           words=, cycle=, every= and clean= go by,
+ *                           and the default generator's state):
+ *                           shared, in memory
  *                           shared with fork()ed children, so that a
  *                           child draws the CPU's next words and never
  *                           its parent's or a sibling's again, as on a
@@ -30,6 +31,30 @@
  *   value=HEX               every execution returns this word with CF=1;
  *                           HEX is 1 to 16 hex digits, no 0x, no sign
  *   words=FILE              replay FILE (a regular file) in a loop
+ *   cycle=P                 a cycle: P good words, repeated (execution
+ *                           n gives good word 1 + (n - 1) mod P); P is
+ *                           decimal digits, 1 to 4294967296 (2^32)
+ *   every=N:HEX             every N-th execution (N, 2N, ...) returns
+ *                           HEX, every other one good word n; N as
+ *                           below, HEX as value='s (every=1:HEX is
+ *                           value=HEX)
+ *   clean=C                 the first C executions return good words
+ *                           1..C, then the defect value=, words=,
+ *                           cycle= or every= gives (one of them is
+ *                           needed) starts: execution C + k is its k-th
+ *                           (value=; words='s k-th line; cycle=P: good
+ *                           word C + 1 + (k - 1) mod P, so the cycle's
+ *                           words are not the clean ones; every=N:HEX:
+ *                           HEX where N divides k, else good word
+ *                           C + k); C as N below
+ *                 Good word i (from 1) is splitmix64's i-th output, as
+ *                 the default stream gives them (all distinct).  The
+ *                 words of cycle=, every= and clean= are a function of
+ *                 the execution's number alone, counted as fail-at=
+ *                 counts (a failing execution's word is never given): a
+ *                 stream=shared tree of processes, or threads, draw one
+ *                 stream.  value=, words=, cycle= and every= each give
+ *                 the words: at most one of them.
  *   coco=PLATFORM           CPUID leaves and files of that kind of guest
  *   cpu=VENDOR:FAMILY:MODEL:STEPPING
  *                           CPUID leaf 0's vendor (amd: AuthenticAMD,
@@ -65,7 +90,8 @@
  * anywhere; at least one word.  Anything else is refused with a message
  * naming the item (and the line).
  * Unset or empty: a working RDRAND returning a deterministic splitmix64
- * stream (seed fixed, so runs are repeatable).
+ * stream (seed fixed, so runs are repeatable): the good words, the i-th
+ * word drawn the i-th (failing executions take none).
  */
 #ifndef RDRAND_SIM_H
 #define RDRAND_SIM_H

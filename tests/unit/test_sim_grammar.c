@@ -6,6 +6,7 @@
  * CPU than it asked for would prove nothing.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -488,6 +489,433 @@ static void test_words(void **state)
     refused(spec, "value= and words= both give the words");
 }
 
+/*
+ * The generated streams (cycle=, every=, clean=), read independently of
+ * the simulated CPU: good word i is splitmix64's i-th output (Vigna's
+ * reference, state 0, "x += 0x9e3779b97f4a7c15" before each output).
+ */
+static uint64_t good_word(uint64_t i)
+{
+    uint64_t z = 0x9e3779b97f4a7c15ULL * i;
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* What sim.h says execution n (from 1) of a generated stream gives. */
+struct gen {
+    uint64_t clean, cycle, every, hex;
+    int value; /* value=hex */
+};
+
+static uint64_t gen_word(const struct gen *g, uint64_t n)
+{
+    uint64_t k = n - g->clean;
+
+    if (n <= g->clean)
+        return good_word(n);
+    if (g->value)
+        return g->hex;
+    if (g->cycle != 0)
+        return good_word(g->clean + 1 + (k - 1) % g->cycle);
+    if (g->every != 0 && k % g->every == 0)
+        return g->hex;
+    return good_word(n);
+}
+
+/* n words drawn here, each with CF=1, into w (may be NULL: compared). */
+static void draw(uint64_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int carry;
+        uint64_t x = next_word(&carry);
+
+        if (!carry)
+            fail_msg("word %zu: CF=0", i + 1);
+        if (w != NULL)
+            w[i] = x;
+    }
+}
+
+/* Executions first..first+n-1 gave w, as g says they must. */
+static void same_as(const struct gen *g, const char *spec, const uint64_t *w,
+                    uint64_t first, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] != gen_word(g, first + i))
+            fail_msg("RDRAND_SIM \"%s\": execution %llu gave %016llx, not "
+                     "%016llx",
+                     spec, (unsigned long long)(first + i),
+                     (unsigned long long)w[i],
+                     (unsigned long long)gen_word(g, first + i));
+}
+
+/* Accept spec, draw n words and compare them with what g says. */
+static void stream_is(const char *spec, const struct gen *g, size_t n)
+{
+    uint64_t *w = calloc(n, sizeof(*w));
+
+    assert_non_null(w);
+    accepted(spec);
+    draw(w, n);
+    same_as(g, spec, w, 1, n);
+    assert_int_equal(rdrand_sim_executions(), n);
+    free(w);
+}
+
+/* Each new item, accepted and refused; every refusal says why. */
+static void test_generated_grammar(void **state)
+{
+    char spec[300];
+
+    (void)state;
+    accepted("cycle=1");
+    accepted("cycle=4294967296");
+    accepted("cycle=0000000064");
+    accepted("every=1:4");
+    accepted("every=64:FFFFFFFFFFFFFFFF");
+    accepted("every=18446744073709551615:0");
+    accepted("clean=1,value=4");
+    accepted("clean=18446744073709551615,cycle=2");
+    accepted("stream=shared,clean=3,every=2:a,fail-at=5");
+    snprintf(spec, sizeof(spec), "clean=5,words=%s",
+             words_file("ok", "0123456789abcdef\n"));
+    accepted(spec);
+
+    refused("cycle=0", "cycle=0: want the period, decimal digits, 1 to "
+                       "4294967296 (2^32)");
+    refused("cycle=4294967297", "cycle=4294967297: want the period");
+    refused("cycle=", "cycle=: want the period");
+    refused("cycle=0x10", "cycle=0x10: want the period");
+    refused("cycle=-1", "cycle=-1: want the period");
+    refused("cycle=+1", "cycle=+1: want the period");
+    refused("cycle= 1", "cycle= 1: want the period");
+    refused("cycle=1 ", "cycle=1 : want the period");
+    refused("cycle=12345678901", "cycle=12345678901: want the period");
+    refused("cycle=2^24", "cycle=2^24: want the period");
+
+    refused("every=", "every=: want N:HEX, every N-th word (N decimal "
+                      "digits, from 1) the word HEX (1 to 16 hex digits, "
+                      "no 0x)");
+    refused("every=64", "every=64: want N:HEX");
+    refused("every=0:4", "every=0:4: want N:HEX");
+    refused("every=64:", "every=64:: want N:HEX");
+    refused("every=:4", "every=:4: want N:HEX");
+    refused("every=64:0x4", "every=64:0x4: want N:HEX");
+    refused("every=64:12345678123456781", "every=64:12345678123456781: want");
+    refused("every=64:4:5", "every=64:4:5: want N:HEX");
+    refused("every=+64:4", "every=+64:4: want N:HEX");
+    refused("every=64 :4", "every=64 :4: want N:HEX");
+    refused("every=0x40:4", "every=0x40:4: want N:HEX");
+    refused("every=99999999999999999999:4", /* > 2^64 */
+            "every=99999999999999999999:4: want N:HEX");
+    refused("every=123456789012345678901234:4", "every=1234567890123456789012"
+                                                "34:4: want N:HEX");
+
+    refused("clean=0", "clean=0: must be nonzero (without clean= the defect "
+                       "starts at the first word)");
+    refused("clean=", "clean=: want the number of good words before the "
+                      "defect, decimal digits, from 1");
+    refused("clean=1e6", "clean=1e6: want the number of good words");
+    refused("clean=-1", "clean=-1: want the number of good words");
+    refused("clean=99999999999999999999", "clean=99999999999999999999: want");
+    /* clean= alone would be the default stream under another name. */
+    refused("clean=100", "clean=100: the good words before a defect, and no "
+                         "defect: add value=, words=, cycle= or every=");
+    refused("stream=shared,clean=100", "clean=100: the good words before a "
+                                       "defect, and no defect");
+
+    /* One item gives the words. */
+    refused("cycle=5,value=4", "value= and cycle= both give the words: use "
+                               "one");
+    refused("value=4,cycle=5", "value= and cycle= both give the words");
+    refused("every=2:4,cycle=5", "cycle= and every= both give the words");
+    refused("value=4,every=1:4", "value= and every= both give the words");
+    refused("clean=9,every=1:4,value=4,cycle=3",
+            "value= and cycle= both give the words");
+    snprintf(spec, sizeof(spec), "cycle=5,words=%s",
+             words_file("ok", "0123456789abcdef\n"));
+    refused(spec, "words= and cycle= both give the words");
+    snprintf(spec, sizeof(spec), "words=%s,every=3:4",
+             words_file("ok", "0123456789abcdef\n"));
+    refused(spec, "words= and every= both give the words");
+    refused("cycle=5,cycle=6", "\"cycle\" given twice");
+    refused("every=5:1,every=6:1", "\"every\" given twice");
+    refused("clean=5,cycle=3,clean=6", "\"clean\" given twice");
+    refused("Cycle=5", "\"Cycle=5\" is not understood");
+
+    /* A refused spec keeps the CPU it found. */
+    accepted("value=42");
+    refused("clean=3,cycle=0", "cycle=0: want");
+    refused("clean=3", "no defect");
+    draw(NULL, 5);
+    {
+        int carry;
+
+        assert_int_equal(next_word(&carry), 0x42);
+    }
+}
+
+/*
+ * The streams are what sim.h says, word for word: the good words are the
+ * default stream's; a cycle repeats its P words, new ones, from the word
+ * after the clean ones; every N-th word is the constant, the others good.
+ */
+static void test_generated_words(void **state)
+{
+    enum { N = 5000 };
+    static uint64_t plain[N], w[N];
+    char spec[300];
+    int carry;
+
+    (void)state;
+    /* The default stream is the good words (whose reference is ours). */
+    accepted("");
+    draw(plain, N);
+    for (size_t i = 0; i < N; i++)
+        assert_true(plain[i] == good_word(i + 1));
+
+    stream_is("cycle=1", &(struct gen){.cycle = 1}, 100);
+    stream_is("cycle=7", &(struct gen){.cycle = 7}, N);
+    stream_is("clean=100,cycle=7", &(struct gen){.clean = 100, .cycle = 7}, N);
+    stream_is("clean=1000,cycle=1000",
+              &(struct gen){.clean = 1000, .cycle = 1000}, N);
+    stream_is("every=1:4", &(struct gen){.every = 1, .hex = 4}, 100);
+    stream_is("every=64:4", &(struct gen){.every = 64, .hex = 4}, N);
+    stream_is("clean=100,every=1000:243F6A8885A308D3",
+              &(struct gen){
+                  .clean = 100, .every = 1000, .hex = 0x243f6a8885a308d3ULL},
+              N);
+    stream_is("clean=100,value=4",
+              &(struct gen){.clean = 100, .value = 1, .hex = 4}, 1000);
+
+    /* The same stream, looked at directly. */
+    accepted("clean=100,cycle=7");
+    draw(w, 200);
+    assert_memory_equal(w, plain, 100 * sizeof(w[0])); /* the clean words */
+    for (size_t i = 100; i < 107; i++) {               /* the cycle's: new */
+        for (size_t j = 0; j < i; j++)
+            assert_true(w[i] != w[j]);
+    }
+    for (size_t i = 107; i < 200; i++) /* and repeated with period 7 */
+        assert_true(w[i] == w[i - 7]);
+    accepted("clean=50,every=64:4");
+    draw(w, 3000);
+    for (size_t i = 0; i < 3000; i++) {
+        int constant = i >= 50 && (i + 1 - 50) % 64 == 0;
+
+        if (constant ? w[i] != 4 : w[i] != plain[i])
+            fail_msg("every=64:4, word %zu: %016llx", i + 1,
+                     (unsigned long long)w[i]);
+    }
+
+    /* clean= before words=: the file from its first line. */
+    snprintf(spec, sizeof(spec), "clean=3,words=%s",
+             words_file("ok", "0123456789abcdef\n"
+                              "fedcba9876543210 fail\n"));
+    accepted(spec);
+    draw(w, 3);
+    assert_memory_equal(w, plain, 3 * sizeof(w[0]));
+    assert_int_equal(next_word(&carry), 0x0123456789abcdefULL);
+    assert_int_equal(carry, 1);
+    assert_int_equal(next_word(&carry), 0);
+    assert_int_equal(carry, 0);
+    assert_int_equal(next_word(&carry), 0x0123456789abcdefULL);
+
+    /* A failing execution's word is never given: the stream keeps its
+     * count. */
+    accepted("clean=2,cycle=3,fail-at=4");
+    draw(w, 3);
+    (void)next_word(&carry);
+    assert_int_equal(carry, 0);
+    draw(w + 3, 3);
+    same_as(&(struct gen){.clean = 2, .cycle = 3}, "fail-at=4", w, 1, 3);
+    same_as(&(struct gen){.clean = 2, .cycle = 3}, "fail-at=4", w + 3, 5, 3);
+}
+
+/*
+ * The long cycles the defect matrix uses, 2^20 and 2^24 words after
+ * 20,000 clean ones: every word as sim.h says, the P words of the first
+ * period all distinct (2^20: sorted), and the period P, not a divisor of
+ * it: the word P/2 later differs, the word P later is the same.
+ */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void test_generated_long_cycles(void **state)
+{
+    static const uint64_t periods[] = {(uint64_t)1 << 20, (uint64_t)1 << 24};
+    const uint64_t clean = 20000;
+
+    (void)state;
+    for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
+        const uint64_t period = periods[p];
+        const struct gen g = {.clean = clean, .cycle = period};
+        uint64_t *first = NULL, start = 0, half = 0, again = 0;
+        char spec[64];
+
+        snprintf(spec, sizeof(spec), "clean=%llu,cycle=%llu",
+                 (unsigned long long)clean, (unsigned long long)period);
+        accepted(spec);
+        if (period <= (uint64_t)1 << 20)
+            assert_non_null(first = malloc(period * sizeof(*first)));
+        for (uint64_t n = 1; n <= clean + period + 1000; n++) {
+            uint64_t x;
+            int carry = rdrand_hw_rdrand64(&x);
+
+            if (!carry || x != gen_word(&g, n))
+                fail_msg("%s: execution %llu gave %016llx", spec,
+                         (unsigned long long)n, (unsigned long long)x);
+            if (n == clean + 1)
+                start = x;
+            else if (n == clean + 1 + period / 2)
+                half = x;
+            else if (n == clean + 1 + period)
+                again = x;
+            if (first != NULL && n > clean && n <= clean + period)
+                first[n - clean - 1] = x;
+        }
+        assert_true(start != half);
+        assert_true(start == again);
+        if (first != NULL) {
+            qsort(first, period, sizeof(*first), cmp_u64);
+            for (uint64_t i = 1; i < period; i++)
+                assert_true(first[i] != first[i - 1]);
+            free(first);
+        }
+    }
+}
+
+/* n words drawn in a fork()ed child, sent back to the parent. */
+static void child_draws(uint64_t *w, size_t n)
+{
+    int fds[2], status;
+    size_t got = 0;
+    pid_t pid;
+
+    assert_int_equal(pipe(fds), 0);
+    assert_true((pid = fork()) >= 0);
+    if (pid == 0) {
+        uint64_t x;
+        int ok = 1;
+
+        close(fds[0]);
+        for (size_t i = 0; ok && i < n; i++)
+            ok = rdrand_hw_rdrand64(&x) == 1
+                 && write(fds[1], &x, sizeof(x)) == sizeof(x);
+        _exit(ok ? 0 : 1);
+    }
+    close(fds[1]);
+    while (got < n * sizeof(*w)) {
+        ssize_t r = read(fds[0], (char *)w + got, n * sizeof(*w) - got);
+
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(got, n * sizeof(*w));
+}
+
+/*
+ * stream=shared: the parent draws 5 words, a child 40, the parent 40
+ * more, a second child 40: together executions 1 to 125 of the stream,
+ * in order, as one process would draw them.  stream=process: the child
+ * draws the parent's next words again.
+ */
+static void test_generated_fork(void **state)
+{
+    static const struct {
+        const char *spec;
+        struct gen g;
+    } streams[] = {
+        {"stream=shared,clean=10,cycle=7", {.clean = 10, .cycle = 7}},
+        {"stream=shared,clean=10,every=3:4",
+         {.clean = 10, .every = 3, .hex = 4}},
+        {"stream=shared,every=64:243F6A8885A308D3",
+         {.every = 64, .hex = 0x243f6a8885a308d3ULL}},
+        {"stream=shared,clean=20,value=4", {.clean = 20, .value = 1, .hex = 4}},
+    };
+    uint64_t w[125], child[40], parent[40];
+
+    (void)state;
+    for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {
+        accepted(streams[s].spec);
+        draw(w, 5);
+        child_draws(w + 5, 40);
+        draw(w + 45, 40);
+        child_draws(w + 85, 40);
+        same_as(&streams[s].g, streams[s].spec, w, 1, 125);
+        assert_int_equal(rdrand_sim_executions(), 125);
+    }
+    accepted("stream=process,clean=10,cycle=7");
+    draw(w, 5);
+    child_draws(child, 40);
+    draw(parent, 40);
+    assert_memory_equal(child, parent, sizeof(child));
+    same_as(&(struct gen){.clean = 10, .cycle = 7}, "stream=process", parent, 6,
+            40);
+    assert_int_equal(rdrand_sim_executions(), 45);
+}
+
+/*
+ * Threads draw one stream: 4 threads of 20,000 words each take
+ * executions 1 to 80,000 between them, each exactly once.
+ */
+#define THREADS 4
+#define PER_THREAD 20000
+
+static void *thread_draws(void *arg)
+{
+    uint64_t *w = arg;
+
+    for (size_t i = 0; i < PER_THREAD; i++)
+        if (rdrand_hw_rdrand64(&w[i]) != 1)
+            return NULL;
+    return arg;
+}
+
+static void test_generated_threads(void **state)
+{
+    static const struct {
+        const char *spec;
+        struct gen g;
+    } streams[] = {
+        {"clean=100,every=64:4", {.clean = 100, .every = 64, .hex = 4}},
+        {"clean=100,cycle=1000", {.clean = 100, .cycle = 1000}},
+    };
+    static uint64_t got[THREADS * PER_THREAD], want[THREADS * PER_THREAD];
+    pthread_t t[THREADS];
+
+    (void)state;
+    for (size_t s = 0; s < sizeof(streams) / sizeof(streams[0]); s++) {
+        accepted(streams[s].spec);
+        for (size_t i = 0; i < THREADS; i++)
+            assert_int_equal(
+                pthread_create(&t[i], NULL, thread_draws, got + i * PER_THREAD),
+                0);
+        for (size_t i = 0; i < THREADS; i++) {
+            void *ret;
+
+            assert_int_equal(pthread_join(t[i], &ret), 0);
+            assert_non_null(ret);
+        }
+        assert_int_equal(rdrand_sim_executions(), THREADS * PER_THREAD);
+        for (size_t i = 0; i < THREADS * PER_THREAD; i++)
+            want[i] = gen_word(&streams[s].g, i + 1);
+        qsort(got, THREADS * PER_THREAD, sizeof(got[0]), cmp_u64);
+        qsort(want, THREADS * PER_THREAD, sizeof(want[0]), cmp_u64);
+        assert_memory_equal(got, want, sizeof(got));
+    }
+}
+
 /* A refused spec leaves the previous CPU in place. */
 static void test_refusal_keeps_cpu(void **state)
 {
@@ -531,6 +959,11 @@ int main(void)
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_os),
         cmocka_unit_test(test_refusal_keeps_cpu),
+        cmocka_unit_test(test_generated_grammar),
+        cmocka_unit_test(test_generated_words),
+        cmocka_unit_test(test_generated_long_cycles),
+        cmocka_unit_test(test_generated_fork),
+        cmocka_unit_test(test_generated_threads),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
