@@ -7,9 +7,15 @@
  * DRBGs reseed after the fork, from the provider) and sends them back.
  * The CPU is RDRAND_SIM=stream=shared,words=FILE: the words a child
  * draws are the CPU's next ones, as on real hardware, and FILE is 64
- * clean words then a cycle of P words, 600,000 words long.
+ * clean words then a cycle of P words, 600,000 words long.  Or, given
+ * DEFECT, an RDRAND_SIM item that gives the words (value=4, a constant
+ * every N-th word every=N:HEX, cycle=P), the simulated CPU generates
+ * them after as many clean words as the parent's startup executes (its
+ * load and first seed, counted in a probe child: a constant there would
+ * stop the parent), so that the first child's first word is the
+ * defect's first: RDRAND_SIM=stream=shared,clean=C,DEFECT.
  *
- *   fork_repeats [--raw] MODULE_DIR CONF CHILDREN BYTES PERIOD
+ *   fork_repeats [--raw] MODULE_DIR CONF CHILDREN BYTES PERIOD|DEFECT
  *
  * --raw: each child asks the RDRAND seed source itself (an EVP_RAND
  * context of the provider's RDRAND, BYTES bytes: the words it serves)
@@ -33,6 +39,8 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
 #include <openssl/rand.h>
 
 /* Past what 1000 children of 4 KiB could draw. */
@@ -78,36 +86,94 @@ static int raw_words(unsigned char *buf, size_t bytes)
     return ok;
 }
 
+/*
+ * RDRAND executions of the parent's startup (the module's load and its
+ * first seed), counted by the provider in a child on the default stream,
+ * whose words are those clean= gives (tests/sim/sim.h); 0 if it failed.
+ */
+static uint64_t startup_words(void)
+{
+    uint64_t words = 0;
+    int fds[2], status;
+    pid_t pid;
+
+    if (pipe(fds) != 0 || (pid = fork()) < 0)
+        return 0;
+    if (pid == 0) {
+        unsigned char buf[32];
+        OSSL_PROVIDER *prov;
+        OSSL_PARAM p[] = {OSSL_PARAM_uint64("rdrand-words", &words),
+                          OSSL_PARAM_END};
+
+        setenv("RDRAND_SIM", "stream=shared", 1);
+        _exit(RAND_bytes(buf, sizeof(buf)) == 1
+                      && (prov = OSSL_PROVIDER_load(NULL, "rdrand-sim")) != NULL
+                      && OSSL_PROVIDER_get_params(prov, p)
+                      && write(fds[1], &words, sizeof(words))
+                             == (ssize_t)sizeof(words)
+                  ? 0
+                  : 1);
+    }
+    close(fds[1]);
+    if (read(fds[0], &words, sizeof(words)) != (ssize_t)sizeof(words))
+        words = 0;
+    close(fds[0]);
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status)
+        || WEXITSTATUS(status) != 0)
+        words = 0;
+    return words;
+}
+
 int main(int argc, char **argv)
 {
-    char words[] = "/tmp/fork-repeats-XXXXXX", spec[128];
-    unsigned long children, bytes, period, served = 0, repeated = 0, same = 0;
+    char words[] = "/tmp/fork-repeats-XXXXXX", spec[128], defect[64];
+    unsigned long children, bytes, period = 0, served = 0, repeated = 0,
+                                   same = 0;
+    const char *item = NULL;
     unsigned char *out, first[32];
 
     int fd, raw = argc > 1 && strcmp(argv[1], "--raw") == 0;
 
     argc -= raw;
     argv += raw;
+    if (argc == 6 && strchr(argv[5], '=') != NULL
+        && strlen(argv[5]) < sizeof(defect))
+        item = argv[5];
     if (argc != 6 || (children = strtoul(argv[3], NULL, 10)) == 0
         || (bytes = strtoul(argv[4], NULL, 10)) == 0 || bytes > 4096
-        || (period = strtoul(argv[5], NULL, 10)) == 0) {
+        || (item == NULL && (period = strtoul(argv[5], NULL, 10)) == 0)) {
         fprintf(stderr, "usage: fork_repeats [--raw] MODULE_DIR CONF CHILDREN "
-                        "BYTES PERIOD\n");
+                        "BYTES PERIOD|DEFECT\n");
         return 2;
     }
-    if ((fd = mkstemp(words)) < 0 || close(fd) != 0
-        || !write_words(words, period)) {
-        perror(words);
-        return 2;
-    }
-    snprintf(spec, sizeof(spec), "stream=shared,words=%s", words);
-    setenv("RDRAND_SIM", spec, 1);
     setenv("OPENSSL_MODULES", argv[1], 1);
     setenv("OPENSSL_CONF", argv[2], 1);
+    if (item != NULL) {
+        uint64_t clean = startup_words();
+
+        if (clean == 0) {
+            fprintf(stderr, "fork_repeats: the probe could not draw\n");
+            return 2;
+        }
+        snprintf(spec, sizeof(spec), "stream=shared,clean=%llu,%s",
+                 (unsigned long long)clean, item);
+        snprintf(defect, sizeof(defect), "%s after %llu clean words", item,
+                 (unsigned long long)clean);
+        words[0] = '\0'; /* no file */
+    } else if ((fd = mkstemp(words)) < 0 || close(fd) != 0
+               || !write_words(words, period)) {
+        perror(words);
+        return 2;
+    } else {
+        snprintf(spec, sizeof(spec), "stream=shared,words=%s", words);
+        snprintf(defect, sizeof(defect), "period %lu", period);
+    }
+    setenv("RDRAND_SIM", spec, 1);
     out = calloc(children, bytes);
     if (out == NULL || RAND_bytes(first, sizeof(first)) != 1) {
         fprintf(stderr, "fork_repeats: the parent could not draw\n");
-        unlink(words);
+        if (words[0] != '\0')
+            unlink(words);
         return 2;
     }
     for (unsigned long c = 0; c < children; c++) {
@@ -158,13 +224,14 @@ int main(int argc, char **argv)
                     break;
                 }
     }
-    printf("fork_repeats%s: period %lu, %lu children of %lu bytes: %lu served, "
+    printf("fork_repeats%s: %s, %lu children of %lu bytes: %lu served, "
            "%lu with an output identical to an earlier child's, %lu output "
            "bytes repeating an earlier child's\n",
-           raw ? " --raw" : "", period, children, bytes, served, same,
+           raw ? " --raw" : "", defect, children, bytes, served, same,
            repeated);
     OPENSSL_cleanse(out, children * bytes);
     free(out);
-    unlink(words);
+    if (words[0] != '\0')
+        unlink(words);
     return 0;
 }

@@ -7,7 +7,8 @@
 # table on stdout (the goals each cell misses also go to stderr), then
 # issue 31's fork rows (bench/fork_repeats: a child per request, the
 # simulated CPU's stream shared with the children, cycles of 12, 100 and
-# 1000 words; the goal: no child's output repeats another's).
+# 1000 words, the constant 4 in 8-byte requests, a constant every 64th
+# word; the goal: no child's output repeats another's).
 #   scripts/defect-matrix.sh [--no-build] [defect_matrix options]
 #     --no-build  use the build in RDRAND_MATRIX_DIR as it is
 #     options     bench/defect_matrix.c's: --check, -d BUDGET, -a AFTER,
@@ -39,6 +40,15 @@ for period in 12 100 1000; do
         # shellcheck disable=SC2086 # "" is no option
         "$dir/bench/fork_repeats" $raw "$dir/tests" conf/rdrand-sim.cnf 600 32 \
             "$period" 2>/dev/null || status=1
+    done
+done
+echo
+echo "Fork per request, generated defects from the first child's first word (600 children; from RAND_bytes and from the seed source itself):"
+for defect in "8 value=4" "32 every=64:243F6A8885A308D3"; do
+    for raw in "" --raw; do
+        # shellcheck disable=SC2086 # "" is no option; $defect: BYTES ITEM
+        "$dir/bench/fork_repeats" $raw "$dir/tests" conf/rdrand-sim.cnf 600 \
+            $defect 2>/dev/null || status=1
     done
 done
 exit "$status"
