@@ -59,22 +59,17 @@ rdrand_draw_unchecked(unsigned char *out, size_t len, struct rdrand_tally *t)
  * leave the same state and reason.  The tests' state lives in locals for
  * the request (out may alias anything, so through h it would be reloaded
  * after every copy, and a copy on the stack would be loaded and stored
- * every word), the 32 tags in four SSE registers (a 2-byte tag store
- * read back by the next word's 16-byte loads cannot be store-forwarded),
- * the APT counts and reference in SSE registers too, and the tests'
- * findings are judged by one branch per word.  Only the digest history
- * stays in h: stored every word, read on a tag match (2^-11); the
- * long-cycle test's table is the process's (samples.h).  What is
- * left costs by its instruction count more than by its dependencies:
- * docs/performance.md.
+ * every word), the APT counts and reference in SSE registers, and the
+ * tests' findings are judged by one branch per word.  The words seen
+ * are the process tree's (seen.h).  What is left costs by its
+ * instruction count more than by its dependencies: docs/performance.md.
  */
 __attribute__((noinline)) static int
 rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
                     struct rdrand_tally *t)
 {
     struct rdrand_health_scalars c = h->s;
-    struct rdrand_tags tags = rdrand_tags_load(h);
-    struct rdrand_samples *samples = h->samples;
+    struct rdrand_seen *seen = h->seen;
     __m128i counts = _mm_cvtsi64_si128((long long)c.apt_counts);
     __m128i apt_ref = _mm_cvtsi64_si128((long long)c.apt_reference);
     /* Delivered words; their frame is wiped after the return (see there). */
@@ -93,21 +88,13 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
     while (ok) {
         /* A word that opens an APT window is its reference: not delivered. */
         int reference = c.apt_seen == 0;
-        unsigned int slot = c.block_seen % RDRAND_HISTORY_WORDS;
         struct rdrand_health_findings f = {0};
         __m128i w;
 
         word = next;
         ok = ++drawn < total && (++executed, rdrand_hw_rdrand64(&fresh));
         next = fresh;
-        f.digest = rdrand_health_digest(c.key, word);
-        if (rdrand_tags_match(tags, f.digest))
-            f.cycle = rdrand_health_in_history(h, f.digest);
-        h->history[slot] = f.digest;
-        tags = rdrand_tags_push(tags, f.digest);
-        if (samples != NULL)
-            f.long_cycle = rdrand_samples_step(samples, word, f.digest,
-                                               c.key[0], c.key[1]);
+        rdrand_health_seen_step(&f, seen, &c, word);
 
         f.stuck = rdrand_health_block_step(&c, word);
 
@@ -125,7 +112,7 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
         f.biased = rdrand_health_group_step(h, &c, word);
 
         if (rdrand_health_any(&f, word)) {
-            verdict = rdrand_health_failed(h, &c, slot, &f, word);
+            verdict = rdrand_health_failed(&c, &f, word);
             break;
         }
         if (reference)
@@ -146,7 +133,6 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
     c.apt_counts = (uint64_t)_mm_cvtsi128_si64(counts);
     c.apt_reference = (uint64_t)_mm_cvtsi128_si64(apt_ref);
     h->s = c;
-    rdrand_tags_store(h, tags);
     /*
      * The current group's counts go into the window's now: right after a
      * group's first word they are that word, and no delivered word is to

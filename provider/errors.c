@@ -66,8 +66,10 @@
       "with")                                                                  \
     X(RDRAND_R_INTERNAL, 0, "internal error")                                  \
     X(RDRAND_R_SHORT_CYCLE, PROOF,                                             \
-      "RDRAND returned a word equal to one of the last 32 words drawn "        \
-      "(short-cycle test): the CPU's random number generator is not usable")   \
+      "RDRAND returned a word equal to one of the recent words drawn in this " \
+      "process or a process forked from the same one (recent-words test, at "  \
+      "least the last 4096): its output repeats; the CPU's random number "     \
+      "generator is not usable")                                               \
     X(RDRAND_R_STUCK_BIT, HEALTH,                                              \
       "RDRAND returned 64 words in which one bit position never changed "      \
       "(stuck-bit test): the CPU's random number generator is not usable")     \
@@ -87,8 +89,8 @@
       "firmware")                                                              \
     X(RDRAND_R_LONG_CYCLE, PROOF,                                              \
       "RDRAND returned a word equal to one drawn earlier in this process or "  \
-      "a process forked from the same one, beyond the last 32 (long-cycle "    \
-      "test): its output cycles or repeats; "                                  \
+      "a process forked from the same one, beyond the recent words "           \
+      "(long-cycle test): its output cycles or repeats; "                      \
       "the CPU's random number generator is not usable")                       \
     X(RDRAND_R_OS_ENTROPY_FAILED, 0,                                           \
       "mix = os: the OS's entropy (getrandom) could not be read, so the "      \

@@ -37,7 +37,7 @@ enum rdrand_reason {
     RDRAND_R_BAD_PARAMETER,     /* a malformed OSSL_PARAM */
     RDRAND_R_STRENGTH_TOO_HIGH, /* more than RDRAND_STRENGTH requested */
     RDRAND_R_INTERNAL,          /* lock creation etc. */
-    RDRAND_R_SHORT_CYCLE,       /* a word equal to one of the last K */
+    RDRAND_R_SHORT_CYCLE,       /* a word equal to a recent one */
     RDRAND_R_STUCK_BIT,         /* a bit position stuck at one value */
     RDRAND_R_BIASED_BIT,        /* a bit position biased over a window */
     RDRAND_R_NO_AESNI,          /* conditioning = reduce512 without AES-NI */

@@ -16,7 +16,7 @@
  * window: a biased bit, even at 0.75, was served for ever.  So a thread
  * that exits hands its open windows to the next thread that starts, whose
  * self-test and requests continue them: the windows span the process's
- * stream, as the long-cycle table does (samples.c).  The counts do not
+ * stream, as the long-cycle table does (seen.c).  The counts do not
  * depend on the order of the words, and every window still holds 512
  * words of the stream, so the cutoffs and false-positive rates of
  * health.c are unchanged.

@@ -10,11 +10,12 @@
  * and catch point are derived once, in docs/health-tests.md ("Continuous
  * tests", "False-positive rates"); health.h names the constants.
  *
- * The short-cycle test subsumes the repetition count test (the last word
- * is one of the last K); the repetition is still named as such.  Every
- * test sees every word, even after another test failed on it, so the
- * state always describes the whole stream; the first failing test in the
- * order zero, ones, repeat, cycle, stuck bit, APT, bit proportion names
+ * The recent-words test subsumes the repetition count test (the last
+ * word is one of the recent ones); the repetition is still named as
+ * such, and compared without the tables.  Every test sees every word,
+ * even after another test failed on it, so the state always describes
+ * the whole stream; the first failing test in the order zero, ones,
+ * repeat, recent words, long cycle, stuck bit, APT, bit proportion names
  * the reason.
  */
 #include "health.h"
@@ -35,16 +36,29 @@ void rdrand_health_init(struct rdrand_health *h)
     *h = (struct rdrand_health){0};
 }
 
+/*
+ * The proofs first (a word 0 or ~0, a repeat: errors.c marks their
+ * reasons RDRAND_REASON_PROOF), then the statistics: a word that is both
+ * a repeat and the end of a biased window is reported as the repeat, so
+ * the verdict it makes is the permanent one.
+ */
 int rdrand_health_reason(unsigned int verdict)
 {
-    static const int reasons[] = {
-        RDRAND_R_STUCK_ZERO,  RDRAND_R_STUCK_ONES, RDRAND_R_REPEATED_WORD,
-        RDRAND_R_SHORT_CYCLE, RDRAND_R_STUCK_BIT,  RDRAND_R_ADAPTIVE_PROPORTION,
-        RDRAND_R_BIASED_BIT,  RDRAND_R_LONG_CYCLE};
+    static const struct {
+        unsigned int bit;
+        int reason;
+    } order[] = {{RDRAND_FAIL_ZERO, RDRAND_R_STUCK_ZERO},
+                 {RDRAND_FAIL_ONES, RDRAND_R_STUCK_ONES},
+                 {RDRAND_FAIL_REPEAT, RDRAND_R_REPEATED_WORD},
+                 {RDRAND_FAIL_CYCLE, RDRAND_R_SHORT_CYCLE},
+                 {RDRAND_FAIL_LONG_CYCLE, RDRAND_R_LONG_CYCLE},
+                 {RDRAND_FAIL_STUCK_BIT, RDRAND_R_STUCK_BIT},
+                 {RDRAND_FAIL_APT, RDRAND_R_ADAPTIVE_PROPORTION},
+                 {RDRAND_FAIL_BIASED_BIT, RDRAND_R_BIASED_BIT}};
 
-    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
-        if (verdict & 1u << i)
-            return reasons[i];
+    for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+        if (verdict & order[i].bit)
+            return order[i].reason;
     return RDRAND_R_OK;
 }
 

@@ -14,11 +14,11 @@
 void rdrand_fault_forget(void);
 
 /*
- * The self-test samples' digests and key (samples.c).  The table is
+ * The self-test samples' digests and key (seen.c).  The table is
  * shared with fork()ed relatives: no other process of the tree may be
  * drawing (a test's child forgetting wipes its parent's table too).
  */
-void rdrand_samples_forget(void);
+void rdrand_seen_forget(void);
 /* The windows exited threads handed over (handover.c). */
 void rdrand_handover_forget(void);
 

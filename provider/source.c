@@ -14,8 +14,8 @@
 #include "handover.h"
 #include "mix.h"
 #include "recovery.h"
-#include "samples.h"
 #include "seams.h"
+#include "seen.h"
 
 /*
  * The continuous tests must see the stream this process draws, not one
@@ -80,7 +80,7 @@ void rdrand_source_forget(void)
 {
     rdrand_health_init(&rdrand_thread_health);
     rdrand_fault_forget();
-    rdrand_samples_forget();
+    rdrand_seen_forget();
     rdrand_handover_forget();
 }
 
@@ -92,14 +92,14 @@ int rdrand_source_selftest(void)
     rdrand_wipe_at_exit();
     /*
      * The thread's first sample that passes the sample rules: its tests
-     * join the process's long-cycle test under the process's key (set
-     * from such a sample only, samples.c) and continue the windows an
+     * join the tree's tables of words seen under the process's key (set
+     * from such a sample only, seen.c) and continue the windows an
      * exited thread left (handover.c).  Before it, the thread's state is
      * keyed from its own failing sample, and nothing is delivered.
      */
-    if (reason == RDRAND_R_OK && rdrand_thread_health.samples == NULL
+    if (reason == RDRAND_R_OK && rdrand_thread_health.seen == NULL
         && rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS)) {
-        rdrand_thread_health.samples = rdrand_samples_process(
+        rdrand_thread_health.seen = rdrand_seen_process(
             rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS);
         rdrand_thread_health.keyed = 1;
         rdrand_handover_take(&rdrand_thread_health);

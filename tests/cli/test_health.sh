@@ -13,8 +13,9 @@ ONES="RDRAND returned an all-ones word: $UNUSABLE"
 ZERO="RDRAND returned an all-zero word: $UNUSABLE"
 REPEAT='RDRAND returned the same 64-bit word twice in a row'
 REPEAT="$REPEAT \(repetition count test\): $UNUSABLE"
-CYCLE="RDRAND returned a word equal to one of the last 32 words drawn"
-CYCLE="$CYCLE \(short-cycle test\): $UNUSABLE"
+CYCLE="RDRAND returned a word equal to one of the recent words drawn in"
+CYCLE="$CYCLE this process or a process forked from the same one"
+CYCLE="$CYCLE \(recent-words test, at least the last 4096\): its output repeats; $UNUSABLE"
 STUCK_BIT="RDRAND returned 64 words in which one bit position never changed"
 STUCK_BIT="$STUCK_BIT \(stuck-bit test\): $UNUSABLE"
 

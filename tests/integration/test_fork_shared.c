@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * fork()ed siblings meet in one long-cycle table (samples.c): a child
- * that draws words its sibling already drew trips the long-cycle test,
- * permanent at once, though neither its own tests nor the table it
+ * fork()ed siblings meet in one set of tables (seen.c): a child that
+ * draws words its sibling already drew trips the recent-words test,
+ * permanent at once, though neither its own tests nor the tables it
  * inherited from its parent ever saw them.  Through the real libcrypto
  * and rdrand-sim.so, the simulated CPU's stream shared with the children
  * (RDRAND_SIM=stream=shared,words=FILE), as a real CPU's is:
@@ -10,12 +10,10 @@
  *   FILE: 64 clean words (the parent's self-test at load), 48 words X,
  *         X again, then clean words;
  *   child A draws X (48 words, served: nothing has seen them);
- *   child B draws X again: it must fail, long-cycle, permanent.
+ *   child B draws X again: it must fail, recent words, permanent.
  *
- * A child that drew with a table of its own (before issue 31) was
- * served.  48 words: the table samples one in four, by a keyed digest
- * (fixed here, as the self-test's words are), and some of 48 words are
- * sampled under any key but with probability (3/4)^48 = 1e-6.
+ * A child that drew with tables of its own (before issue 31) was
+ * served.  Every word is in the recent buckets, so B's first word trips.
  *
  * And what a descendant can do to the shared page: in a process of its
  * own, a child overwrites every shared mapping of 128 KiB or more with
@@ -82,7 +80,7 @@ static int write_words(const char *path)
 
 /*
  * In a child: X_WORDS words from the seed source; exit 0 served, 1 the
- * long-cycle test tripped and the verdict is permanent, 2 anything else.
+ * recent-words test tripped and the verdict is permanent, 2 anything else.
  */
 static void child(OSSL_PROVIDER *prov)
 {
@@ -104,7 +102,7 @@ static void child(OSSL_PROVIDER *prov)
     printf("# child %d: health-state \"%s\", health-verdict %s\n",
            (int)getpid(), state, verdict);
     fflush(stdout);
-    _exit(strstr(state, "long-cycle test") != NULL
+    _exit(strstr(state, "recent-words test") != NULL
                   && strcmp(verdict, "permanent") == 0
               ? 1
               : 2);
@@ -216,7 +214,7 @@ int main(void)
     }
     check(run_child(prov) == 0, "child A draws the 48 words X: served");
     check(run_child(prov) == 1,
-          "child B draws X again: the long-cycle test trips, permanent");
+          "child B draws X again: the recent-words test trips, permanent");
     /* B stopped at its first tripping word: C draws the rest of X's
      * repeat, and trips in its own right (a sibling's verdict is not its
      * own). */

@@ -34,8 +34,8 @@
 #include "fake_core.h"
 #include "health.h"
 #include "recovery.h"
-#include "samples.h"
 #include "seams.h"
+#include "seen.h"
 #include "sim.h"
 #include "source.h"
 
@@ -425,12 +425,25 @@ static uint64_t weak_then_good(size_t i)
     return good_word(30, i);
 }
 
+static int compare_words(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Whether w is one of the 512 * 6 sorted words out. */
+static int delivered(const uint64_t *out, uint64_t w)
+{
+    return bsearch(&w, out, 512 * 6, sizeof(w), compare_words) != NULL;
+}
+
 static void test_key_from_passing_sample(void **state)
 {
     static uint64_t out[512 * 6];
     struct session s;
     uint64_t key[2], dummy[SELFTEST] = {0};
-    const struct rdrand_samples *table;
+    const struct rdrand_seen *table;
     const struct rdrand_health *h;
     size_t found = 0;
 
@@ -439,16 +452,18 @@ static void test_key_from_passing_sample(void **state)
     assert_int_equal(session_up(&s), 1); /* its self-test fails: a trip */
     for (size_t i = 0; i < 512; i++)
         assert_int_equal(request(&s, (unsigned char *)(out + 6 * i), 48), 1);
-    table = rdrand_samples_process(key, dummy, SELFTEST); /* the key set */
+    table = rdrand_seen_process(key, dummy, SELFTEST); /* the key set */
     assert_true(key[0] > 1 && key[1] > 1);
     h = rdrand_source_health();
-    assert_ptr_equal(h->samples, table);
-    for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
-        for (size_t j = 0; j < RDRAND_SAMPLE_SLOTS; j++)
-            found += atomic_load(&table->slot[j]) == out[i];
-        for (size_t j = 0; j < RDRAND_HISTORY_WORDS; j++)
-            found += h->history[j] == out[i];
-    }
+    assert_ptr_equal(h->seen, table);
+    /* No entry of the tables, nor the last digest, is a delivered word. */
+    qsort(out, sizeof(out) / sizeof(out[0]), sizeof(out[0]), compare_words);
+    for (size_t b = 0; b < RDRAND_RECENT_BUCKETS; b++)
+        for (size_t j = 0; j < RDRAND_RECENT_WAYS; j++)
+            found += delivered(out, atomic_load(&table->check[b][j]));
+    for (size_t j = 0; j < RDRAND_POINT_SLOTS; j++)
+        found += delivered(out, atomic_load(&table->point[j]));
+    found += delivered(out, h->s.last);
     assert_int_equal(found, 0);
     session_down(&s);
 }

@@ -225,8 +225,7 @@ static void test_no_delivered_word_kept(void **state)
         for (size_t j = 0; j <= i; j++) {
             assert_true(h.s.apt_reference != words[j]);
             assert_true(h.s.apt_counts != words[j]);
-            for (int k = 0; k < RDRAND_HISTORY_WORDS; k++)
-                assert_true(h.history[k] != words[j]);
+            assert_true(h.s.last != words[j]);
             for (int k = 0; k < RDRAND_BIT_PLANES; k++)
                 assert_true(h.ones[k] != words[j]);
         }
@@ -244,13 +243,11 @@ static void assert_same_state(const struct rdrand_health *a,
                               const struct rdrand_health *b)
 {
     assert_memory_equal(&a->s, &b->s, sizeof(a->s));
-    assert_memory_equal(a->history, b->history, sizeof(a->history));
-    assert_memory_equal(a->tags, b->tags, sizeof(a->tags));
     assert_memory_equal(a->ones, b->ones, sizeof(a->ones));
     assert_int_equal(a->keyed, b->keyed);
     assert_int_equal(a->warm, b->warm);
-    /* Each path has a long-cycle table of its own: both entered the same. */
-    assert_memory_equal(a->samples, b->samples, sizeof(*a->samples));
+    /* Each path has tables of its own: both entered the same. */
+    assert_memory_equal(a->seen, b->seen, sizeof(*a->seen));
 }
 
 /* What rdrand_draw does at the end of a request, on the word-by-word state. */
@@ -262,7 +259,7 @@ static void end_request(struct rdrand_health *h)
 
 static void keyed_pair(struct rdrand_health *a, struct rdrand_health *b)
 {
-    static struct rdrand_samples table_a, table_b;
+    static struct rdrand_seen table_a, table_b;
 
     rdrand_health_init(a);
     a->s.key[0] = 0x243f6a8885a308d3u;
@@ -270,8 +267,8 @@ static void keyed_pair(struct rdrand_health *a, struct rdrand_health *b)
     *b = *a;
     memset(&table_a, 0, sizeof(table_a));
     memset(&table_b, 0, sizeof(table_b));
-    a->samples = &table_a;
-    b->samples = &table_b;
+    a->seen = &table_a;
+    b->seen = &table_b;
 }
 
 /*
@@ -301,9 +298,9 @@ static void test_draw_matches_word_by_word(void **state)
  * A stream that trips: the simulated CPU replays a file in which word
  * `at` repeats an earlier word (a repetition or a short cycle), or in
  * which every word from `at` on has bit 5 set (stuck bit, at a block's
- * end), or from which the words cycle with a period of 300 (a long
- * cycle, caught at its first remembered repeat: both paths each with a
- * long-cycle table of their own).  One request of 4 KiB from states
+ * end), or from which the words cycle with a period of 300 (caught at its
+ * first repeat by the recent words: both paths each with tables of their
+ * own).  One request of 4 KiB from states
  * already 0..70 words in: the
  * same reason, the same executions (the one after the bad word
  * included), the same state.
@@ -359,8 +356,10 @@ static void test_draw_matches_word_by_word_on_trips(void **state)
                 reason_b = rdrand_health_check_word(&b, words[fed]);
             end_request(&b);
             assert_int_equal(reason_a, reason_b);
-            if (kind == 3)
-                assert_int_equal(reason_a, RDRAND_R_LONG_CYCLE);
+            if (kind == 3) {
+                assert_int_equal(reason_a, RDRAND_R_SHORT_CYCLE);
+                assert_int_equal(fed, at + 1);
+            }
             assert_int_equal(rdrand_sim_executions(), fed + 1);
             assert_same_state(&a, &b);
             assert_true(all_bytes(buf, sizeof(buf), 0));
@@ -428,13 +427,15 @@ static void test_cf0_at_every_position(void **state)
  * An independent model of the continuous tests, written from their
  * definitions (docs/health-tests.md, the cutoffs in health.h) with none
  * of health.h's code: plain counters per bit and per byte lane, the last
- * 32 words themselves (with the unkeyed state rdrand_health_init leaves,
- * the digest of a word is the word, and the history starts as 32 zeros).
+ * 32 words themselves (this stream repeats no word further back than 32,
+ * and the recent-words test remembers at least 4,096, so over this stream
+ * it is "one of the last 32"; the history starts as 32 zeros).
  */
+#define MODEL_LAST 32
 struct model {
-    uint64_t last[RDRAND_HISTORY_WORDS]; /* the last 32 words judged */
-    unsigned int judged;                 /* words judged, mod 32 its slot */
-    uint64_t seen0, seen1;               /* stuck bit, this block */
+    uint64_t last[MODEL_LAST]; /* the last 32 words judged */
+    unsigned int judged;       /* words judged, mod 32 its slot */
+    uint64_t seen0, seen1;     /* stuck bit, this block */
     unsigned int in_block;
     uint64_t reference;     /* the APT window's first word */
     unsigned int in_window; /* words in the window; 0: the next opens it */
@@ -453,15 +454,14 @@ static const int model_reasons[M_N] = {
 /* The reason word w fails for, RDRAND_R_OK if none; the state advances. */
 static int model_judge(struct model *m, uint64_t w)
 {
-    unsigned int slot = m->judged % RDRAND_HISTORY_WORDS;
-    unsigned int prev =
-        (slot + RDRAND_HISTORY_WORDS - 1) % RDRAND_HISTORY_WORDS;
+    unsigned int slot = m->judged % MODEL_LAST;
+    unsigned int prev = (slot + MODEL_LAST - 1) % MODEL_LAST;
     int fail[M_N] = {0};
 
     fail[M_ZERO] = w == 0;
     fail[M_ONES] = w == ~(uint64_t)0;
     fail[M_REPEAT] = w == m->last[prev];
-    for (int i = 0; i < RDRAND_HISTORY_WORDS; i++)
+    for (int i = 0; i < MODEL_LAST; i++)
         fail[M_CYCLE] |= w == m->last[i];
     m->last[slot] = w;
     m->judged++;
@@ -547,6 +547,7 @@ static uint64_t defective_word(uint64_t i, int *cf0)
 static void test_draw_matches_model(void **state)
 {
     static unsigned char buf[600], expect[600];
+    static struct rdrand_seen seen;
     const uint64_t n = 18 * SEGMENT;
     char path[32], spec[64];
     struct rdrand_health h;
@@ -570,6 +571,7 @@ static void test_draw_matches_model(void **state)
     snprintf(spec, sizeof(spec), "words=%s", path);
     sim_or_fail(spec);
     rdrand_health_init(&h);
+    h.seen = &seen;
     for (size_t len = 1; pos + 100 < n; len = len * 7 % 601) {
         size_t needed = (len + 7) / 8, delivered = 0;
         uint64_t k = 0, executed = 0;

@@ -53,6 +53,19 @@ static uint64_t rdrand_test_avoid(uint64_t *s, int lane, uint8_t v)
 }
 
 /* Feed n words to h; the index of the first failure (n if none). */
+/*
+ * A fresh state with tables of its own (emptied): the provider's thread
+ * states have the tree's from their first passing self-test (seen.c).
+ */
+static struct rdrand_seen rdrand_test_seen;
+
+static void rdrand_test_state(struct rdrand_health *h)
+{
+    rdrand_health_init(h);
+    memset(&rdrand_test_seen, 0, sizeof(rdrand_test_seen));
+    h->seen = &rdrand_test_seen;
+}
+
 static size_t rdrand_test_feed(struct rdrand_health *h, const uint64_t *w,
                                size_t n, int *reason)
 {
@@ -101,7 +114,7 @@ static void test_constant_ones(void **state)
     struct rdrand_health h;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (int i = 0; i < 1000; i++)
         assert_int_equal(rdrand_health_check_word(&h, ~(uint64_t)0),
                          RDRAND_R_STUCK_ONES);
@@ -113,7 +126,7 @@ static void test_constant_zero(void **state)
     struct rdrand_health h;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (int i = 0; i < 1000; i++)
         assert_int_equal(rdrand_health_check_word(&h, 0), RDRAND_R_STUCK_ZERO);
 }
@@ -131,7 +144,7 @@ static void test_constant_other(void **state)
     for (size_t c = 0; c < sizeof(constants) / sizeof(constants[0]); c++) {
         for (size_t i = 0; i < 100; i++)
             w[i] = constants[c];
-        rdrand_health_init(&h);
+        rdrand_test_state(&h);
         assert_int_equal(rdrand_test_feed(&h, w, 100, &reason), 1);
         assert_int_equal(reason, RDRAND_R_REPEATED_WORD);
     }
@@ -146,7 +159,7 @@ static void test_each_word_twice(void **state)
     (void)state;
     for (size_t i = 0; i < 64; i += 2)
         w[i] = w[i + 1] = rdrand_test_splitmix(&s);
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     assert_int_equal(rdrand_test_feed(&h, w, 64, &reason), 1);
     assert_int_equal(reason, RDRAND_R_REPEATED_WORD);
     /* every second word fails, not only the first */
@@ -157,30 +170,35 @@ static void test_each_word_twice(void **state)
     }
 }
 
-/* ---- short cycles ---- */
+/* ---- recent words ---- */
 
 /*
  * A cycle of period p: good words, then p distinct words repeated.  For
- * 2 <= p <= K the first word of the second period trips the short-cycle
- * test (1: the repetition test), whatever came before; for p = K + 1 the
- * continuous tests cannot see it (the self-test's all-distinct rule does).
+ * every p up to 4,096 (and beyond: 1 to 40, then powers of two) the first
+ * word of the second period trips the recent-words test (p = 1: the
+ * repetition test), whatever came before.  A state without the tables
+ * sees only p = 1.
  */
 static void test_short_cycles(void **state)
 {
     static const size_t before[] = {0, 1, 37, 600};
-    uint64_t s = 4242, cycle[RDRAND_HISTORY_WORDS + 1];
+    static uint64_t cycle[8192];
+    uint64_t s = 4242;
     struct rdrand_health h;
 
     (void)state;
-    assert_int_equal(RDRAND_HISTORY_WORDS, 32); /* K, as documented */
-    for (size_t p = 1; p <= RDRAND_HISTORY_WORDS + 1; p++) {
+    for (size_t p = 1; p <= 8192; p = p < 40 ? p + 1 : 2 * p) {
         for (size_t b = 0; b < sizeof(before) / sizeof(before[0]); b++) {
-            size_t i, n = before[b] + 4 * p;
+            size_t i, n = before[b] + 2 * p + 1;
             int reason = RDRAND_R_OK;
 
             for (size_t j = 0; j < p; j++)
                 cycle[j] = rdrand_test_splitmix(&s);
-            rdrand_health_init(&h);
+            rdrand_test_state(&h);
+            h.s.key[0] = rdrand_test_splitmix(&s);
+            h.s.key[1] = rdrand_test_splitmix(&s);
+            if (p > 1 && b == 1)
+                h.seen = NULL; /* without the tables: only the last word */
             for (i = 0; i < n; i++) {
                 uint64_t w = i < before[b] ? rdrand_test_splitmix(&s)
                                            : cycle[(i - before[b]) % p];
@@ -188,8 +206,11 @@ static void test_short_cycles(void **state)
                 if ((reason = rdrand_health_check_word(&h, w)) != RDRAND_R_OK)
                     break;
             }
-            if (p > RDRAND_HISTORY_WORDS) {
-                assert_int_equal(reason, RDRAND_R_OK);
+            if (h.seen == NULL) {
+                /* the statistical tests may see a cycle, never a repeat */
+                assert_true(reason != RDRAND_R_SHORT_CYCLE
+                            && reason != RDRAND_R_REPEATED_WORD
+                            && reason != RDRAND_R_LONG_CYCLE);
                 continue;
             }
             assert_int_equal(i, before[b] + p);
@@ -207,7 +228,7 @@ static void test_alternating_pair_is_a_cycle(void **state)
     int i, reason = RDRAND_R_OK;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (i = 0; i < 1000; i++) {
         reason = rdrand_health_check_word(&h, (i & 1) ? b : a);
         if (reason != RDRAND_R_OK)
@@ -217,25 +238,37 @@ static void test_alternating_pair_is_a_cycle(void **state)
     assert_int_equal(i, 2);
 }
 
-/* The history holds digests of words, never a word itself. */
+/*
+ * The state and the tables hold digests of words, never a word itself,
+ * nor any 16-bit part of one (the tags).
+ */
 static void test_history_keeps_no_word(void **state)
 {
-    uint64_t s = 808, w[RDRAND_HISTORY_WORDS];
+    uint64_t s = 808, w[600];
     struct rdrand_health h;
+    const struct rdrand_seen *t = &rdrand_test_seen;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     h.s.key[0] = rdrand_test_splitmix(&s);
     h.s.key[1] = rdrand_test_splitmix(&s);
-    for (size_t i = 0; i < RDRAND_HISTORY_WORDS; i++) {
+    for (size_t i = 0; i < 600; i++) {
         w[i] = rdrand_test_splitmix(&s);
         assert_int_equal(rdrand_health_check_word(&h, w[i]), RDRAND_R_OK);
     }
-    for (size_t i = 0; i < RDRAND_HISTORY_WORDS; i++)
-        for (size_t j = 0; j < RDRAND_HISTORY_WORDS; j++)
-            assert_true(h.history[i] != w[j]);
+    for (size_t j = 0; j < 600; j++) {
+        assert_true(h.s.last != w[j]);
+        for (size_t b = 0; b < RDRAND_RECENT_BUCKETS; b++)
+            for (int i = 0; i < RDRAND_RECENT_WAYS; i++) {
+                assert_true(t->check[b][i] != w[j]);
+                /* a tag is its check's, not the word's */
+                assert_true(t->tag[b][i] == t->check[b][i] >> 48);
+            }
+        for (size_t i = 0; i < RDRAND_POINT_SLOTS; i++)
+            assert_true(t->point[i] != w[j]);
+    }
     /* The APT reference is the first word: draw.c never delivers it. */
-    assert_true(h.s.apt_reference == w[0]);
+    assert_true(h.s.apt_reference == w[512]);
 }
 
 /* ---- stuck bits ---- */
@@ -267,7 +300,7 @@ static void test_stuck_bit_every_position(void **state)
                 size_t i, onset = onsets[o];
                 int reason = RDRAND_R_OK;
 
-                rdrand_health_init(&h);
+                rdrand_test_state(&h);
                 for (i = 0; i < onset + 200; i++) {
                     uint64_t w = rdrand_test_splitmix(&s) & ~mask;
                     int stuck = i >= onset ? v : i == onset - 1 ? !v : -1;
@@ -295,7 +328,7 @@ static void test_stuck_top_bit_of_every_lane(void **state)
     int reason = RDRAND_R_OK;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     /* word 0 has every top bit set, so block 0 does not trip */
     assert_int_equal(rdrand_health_check_word(&h, rdrand_test_splitmix(&s)
                                                       | RDRAND_BYTES(0x80)),
@@ -321,7 +354,7 @@ static void test_stuck_bit_trips_once_per_block(void **state)
     size_t trips = 0;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     assert_int_equal(rdrand_health_check_word(&h, rdrand_test_splitmix(&s) | 1),
                      RDRAND_R_OK);
     for (size_t i = 1; i < 11 * RDRAND_BIT_BLOCK; i++) {
@@ -358,7 +391,7 @@ static void test_good_then_stuck(void **state)
         size_t i;
         int reason = RDRAND_R_OK;
 
-        rdrand_health_init(&h);
+        rdrand_test_state(&h);
         for (i = 0; i < good + 10; i++) {
             uint64_t w = i < good ? rdrand_test_splitmix(&s) : faults[f].value;
 
@@ -380,7 +413,7 @@ static void test_no_latch_in_health(void **state)
     struct rdrand_health h;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     assert_int_equal(rdrand_health_check_word(&h, 5), RDRAND_R_OK);
     assert_int_equal(rdrand_health_check_word(&h, 5), RDRAND_R_REPEATED_WORD);
     for (int i = 0; i < 100; i++)
@@ -424,7 +457,7 @@ static void test_bit_proportion_cutoffs(void **state)
             size_t i;
             int reason = RDRAND_R_OK;
 
-            rdrand_health_init(&h);
+            rdrand_test_state(&h);
             for (i = 0; i < RDRAND_W; i++) {
                 uint64_t w = rdrand_test_bit_word(&s, bit, i, cases[c].ones);
 
@@ -453,7 +486,7 @@ static void test_biased_bit_caught(void **state)
     int reason = RDRAND_R_OK;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (i = 0; i < 4 * RDRAND_W; i++) {
         uint64_t w = rdrand_test_splitmix(&s), r = rdrand_test_splitmix(&s);
 
@@ -486,7 +519,7 @@ static void test_apt_trips_at_cutoff(void **state)
             size_t i, stride = strides[k];
             int reason = RDRAND_R_OK;
 
-            rdrand_health_init(&h);
+            rdrand_test_state(&h);
             for (i = 0; i < RDRAND_W; i++) {
                 uint64_t w = rdrand_test_avoid(&s, lane, 0xa5);
 
@@ -508,7 +541,7 @@ static void test_apt_one_below_cutoff_passes(void **state)
     struct rdrand_health h;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (size_t i = 0; i < 4 * RDRAND_W; i++) {
         size_t pos = i % RDRAND_W;
         /* reference at 0, then C - 2 more spread over the window */
@@ -538,7 +571,7 @@ static void test_apt_window_rollover(void **state)
     int reason = RDRAND_R_OK;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (i = 0; i < 5 * RDRAND_W; i++) {
         size_t win = i / RDRAND_W, pos = i % RDRAND_W;
         int match;
@@ -576,7 +609,7 @@ static void test_apt_reference_is_first_sample(void **state)
     int reason = RDRAND_R_OK;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (i = 0; i < 3 * RDRAND_W; i++) {
         uint64_t w = rdrand_test_avoid(&s, 6, 0x00);
 
@@ -602,7 +635,7 @@ static void test_apt_trip_resets_window(void **state)
     int reason = RDRAND_R_OK;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     for (i = 0; i < RDRAND_W; i++) {
         uint64_t w = rdrand_test_set_lane(rdrand_test_splitmix(&s), 2, 0xc3);
 
@@ -698,8 +731,10 @@ static void test_selftest_change_floor(void **state)
 }
 
 /*
- * A cycle longer than K passes the continuous tests but not the self-test:
- * its words must all differ.  Every period K + 1 .. 63.
+ * A thread's first self-test runs without the tree's tables (seen.c), so
+ * its continuous tests see no cycle as a repeat (the last word only; a
+ * short one may trip a statistical test), but the sample rules do: its
+ * words must all differ.  Every period 2 .. 63.
  */
 static void test_selftest_long_cycle(void **state)
 {
@@ -709,14 +744,22 @@ static void test_selftest_long_cycle(void **state)
     int reason;
 
     (void)state;
-    for (size_t p = RDRAND_HISTORY_WORDS + 1; p < n; p++) {
+    for (size_t p = 2; p < n; p++) {
         rdrand_test_sample(&s, w, p);
         for (size_t i = p; i < n; i++)
             w[i] = w[i - p];
         rdrand_health_init(&h);
-        assert_int_equal(rdrand_test_feed(&h, w, n, &reason), n);
-        assert_int_equal(rdrand_health_selftest_sample(w, n),
-                         RDRAND_R_SELFTEST_FAILED);
+        (void)rdrand_test_feed(&h, w, n, &reason);
+        assert_true(reason != RDRAND_R_REPEATED_WORD
+                    && reason != RDRAND_R_SHORT_CYCLE
+                    && reason != RDRAND_R_LONG_CYCLE);
+        /* the sample fails; from 33 on, the statistics cannot tell */
+        if (p < 33)
+            assert_int_not_equal(rdrand_health_selftest_sample(w, n),
+                                 RDRAND_R_OK);
+        else
+            assert_int_equal(rdrand_health_selftest_sample(w, n),
+                             RDRAND_R_SELFTEST_FAILED);
     }
 }
 
@@ -765,7 +808,7 @@ static void test_selftest_primes_state(void **state)
     struct rdrand_health h;
 
     (void)state;
-    rdrand_health_init(&h);
+    rdrand_test_state(&h);
     rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
     assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
                      RDRAND_R_OK);
@@ -774,17 +817,15 @@ static void test_selftest_primes_state(void **state)
     /* The last self-test word, delivered now, is a repeat: it trips. */
     assert_int_equal(rdrand_health_check_word(&h, w[RDRAND_SELFTEST_WORDS - 1]),
                      RDRAND_R_REPEATED_WORD);
-    /* A word of it from K - 1 words back: the short-cycle test. */
-    assert_int_equal(
-        rdrand_health_check_word(
-            &h, w[RDRAND_SELFTEST_WORDS - RDRAND_HISTORY_WORDS + 1]),
-        RDRAND_R_SHORT_CYCLE);
-    /* A second self-test (recovery) keeps the key and the history. */
+    /* A word of it from 63 words back: the recent-words test. */
+    assert_int_equal(rdrand_health_check_word(&h, w[0]), RDRAND_R_SHORT_CYCLE);
+    /* A second self-test (recovery) keeps the key. */
     rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
     assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
                      RDRAND_R_OK);
     assert_true(h.s.key[0] == key0);
     /* A self-test that fails leaves the state cold. */
+    rdrand_test_sample(&s, w, RDRAND_SELFTEST_WORDS);
     w[5] = w[4];
     assert_int_equal(rdrand_health_selftest(&h, w, RDRAND_SELFTEST_WORDS),
                      RDRAND_R_REPEATED_WORD);

@@ -37,7 +37,7 @@
  * The long-cycle table every state here uses, as the provider's threads
  * share the process's: a clean stream must not trip it either.
  */
-static struct rdrand_samples rdrand_test_table;
+static struct rdrand_seen rdrand_test_table;
 
 static void rdrand_test_state(struct rdrand_health *h, uint64_t k)
 {
@@ -45,7 +45,7 @@ static void rdrand_test_state(struct rdrand_health *h, uint64_t k)
     h->s.key[0] = 0x243f6a8885a308d3u;
     h->s.key[1] = 0x13198a2e03707344u ^ k;
     h->keyed = 1;
-    h->samples = &rdrand_test_table;
+    h->seen = &rdrand_test_table;
 }
 
 static uint64_t rdrand_test_splitmix(uint64_t *state)

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "seen.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "seams.h"
+
+/*
+ * Why every word, and why shared.  A thread's own tests once remembered
+ * its last 32 words, and a process-wide table one word in four: a
+ * constant every 64th or 1,000th word was caught only when that table
+ * happened to sample it, and a cycle of more than ~630,000 words, or one
+ * drawn by several threads, or by forked children each drawing a few
+ * words, was served (issue 31's review).  A repeated 64-bit word is a
+ * proof of a defect, not a statistic (fault.c), so every word is now
+ * compared with the tree's recent words exactly, and long cycles are
+ * caught through distinguished points:
+ *  - the recent buckets hold every word until 16 later words have fallen
+ *    into its bucket: a repeat within 4,096 words of the tree (any
+ *    thread, any process) is caught at its second occurrence except with
+ *    probability 2^-45.6 (8,192 words: 2^-31);
+ *  - one word in 256 (a distinguished point, chosen by the keyed digest,
+ *    so a repeated word is one exactly when its first occurrence was)
+ *    also goes into a direct-mapped table of 2^16 slots: a cycle of up
+ *    to 2^24 words (and beyond, with a longer delay) is caught within one
+ *    period plus 7,700 words with probability 1 - 2^-20.
+ * The derivations are in docs/health-tests.md ("Recent words and long
+ * cycles"); the request holding the repeated word fails, and the verdict
+ * (fault.c) is permanent at once.
+ *
+ * Cost.  Per word: the check (two folded multiplications), the bucket's
+ * 32 bytes of tags read and compared, one entry and its tag written, a
+ * branch for the point (docs/performance.md).  Memory: 1,156 KiB of
+ * address space (640 KiB of buckets, 4 KiB of counts, 512 KiB of points;
+ * docs/health-tests.md, "What stays in memory"), touched only as words
+ * fall into it, once per process tree.
+ *
+ * Why shared with fork()ed descendants.  A server that forks a child per
+ * request shares its CPU with the children: each child draws the CPU's
+ * next words, and tables of its own (a copy of its parent's at the fork)
+ * never see what its siblings drew, so a cycle no single child sees
+ * twice was served child after child (issue 31).  So the tables live in
+ * a MAP_SHARED anonymous mapping, made once, in the call that sets the
+ * key (the process's first passing self-test: a server's load, before it
+ * forks): every process forked from it afterwards, and their children,
+ * meet in the one mapping, as threads do.  A process that loads the
+ * module after forking, or execs, has its own.  Excluded from core dumps
+ * (MADV_DONTDUMP): it holds digests of delivered words.  Should the
+ * mapping fail (a seccomp filter refusing mmap), the tables are the
+ * process's own, as before: forked children are then not compared with
+ * one another (docs/health-tests.md).
+ *
+ * The key is not in it: it stays in this process's memory, copied into
+ * each child at the fork.  Any process of the tree can write the shared
+ * mapping, a child that dropped its privileges too; a key read back from
+ * there could be chosen by it (~0 makes every digest 0, and every new
+ * thread trips a permanent repeat; {1, 1} makes the digests the words
+ * themselves, readable across the tree).  What a process can do to the
+ * tables is blind the tests (overwrite entries), never a false match: it
+ * cannot know the words the others will draw.
+ */
+static struct rdrand_seen rdrand_seen_own;
+static struct rdrand_seen *rdrand_seen_table = &rdrand_seen_own;
+static pthread_once_t rdrand_seen_once = PTHREAD_ONCE_INIT;
+static _Atomic uint64_t rdrand_process_key[2];
+
+static void rdrand_seen_map(void)
+{
+    void *p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED)
+        return;
+    (void)madvise(p, sizeof(struct rdrand_seen), MADV_DONTDUMP);
+    rdrand_seen_table = p;
+}
+
+/* The key half i: candidate if it is the first, else the first's. */
+static uint64_t rdrand_seen_key_half(int i, uint64_t candidate)
+{
+    uint64_t expected = 0;
+
+    /*
+     * The top bit set: never 0 (unset) nor 1, so no key makes a fold the
+     * identity (k | 1 == 1), whatever words a CPU crafts.
+     */
+    candidate |= (uint64_t)1 << 63;
+    /* Nor ~0 (k | 1 == ~0): a fold by ~0 maps every nonzero word to ~0. */
+    if ((candidate | 1) == ~(uint64_t)0)
+        candidate ^= 2;
+    if (atomic_compare_exchange_strong_explicit(
+            &rdrand_process_key[i], &expected, candidate, memory_order_relaxed,
+            memory_order_relaxed))
+        return candidate;
+    return expected;
+}
+
+/* Two words folded into one: not an XOR, which two equal words make 0. */
+static uint64_t rdrand_seen_mix(uint64_t a, uint64_t b)
+{
+    unsigned __int128 p = (unsigned __int128)a * (b | 1);
+
+    return (uint64_t)(p >> 64) ^ (uint64_t)p ^ b;
+}
+
+/*
+ * Only from a sample that passed the sample rules (the caller's check):
+ * 64 distinct words, every bit varying.  An XOR of two words was the key
+ * before, set before the sample was judged: a CPU that repeats a word at
+ * the sample's ends gave the key {1, 1}, under which the digest is the
+ * word itself, and the table and every history held delivered words in
+ * plain (review of round three, D2).
+ */
+struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
+                                        size_t n)
+{
+    pthread_once(&rdrand_seen_once, rdrand_seen_map);
+    key[0] = rdrand_seen_key_half(0, rdrand_seen_mix(words[0], words[n - 1])
+                                         ^ words[n / 2]);
+    key[1] = rdrand_seen_key_half(1, rdrand_seen_mix(words[1], words[n - 2])
+                                         ^ words[n / 2 + 1]);
+    return rdrand_seen_table;
+}
+
+void rdrand_seen_forget(void)
+{
+    struct rdrand_seen *t = rdrand_seen_table;
+
+    for (size_t b = 0; b < RDRAND_RECENT_BUCKETS; b++) {
+        for (int i = 0; i < RDRAND_RECENT_WAYS; i++) {
+            atomic_store_explicit(&t->check[b][i], 0, memory_order_relaxed);
+            t->tag[b][i] = 0;
+        }
+        atomic_store_explicit(&t->next[b], 0, memory_order_relaxed);
+    }
+    for (size_t i = 0; i < RDRAND_POINT_SLOTS; i++)
+        atomic_store_explicit(&t->point[i], 0, memory_order_relaxed);
+    atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
+    atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);
+}

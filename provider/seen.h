@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The words the process tree has drawn: every word a thread draws is
+ * looked up in and entered into two tables that all its threads and its
+ * fork()ed descendants share.  Why shared and why these two: seen.c; the
+ * reach, bounds and false-positive rates: docs/health-tests.md ("Recent
+ * words and long cycles").
+ */
+#ifndef RDRAND_SEEN_H
+#define RDRAND_SEEN_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <emmintrin.h>
+
+/*
+ * Recent words: 2^12 buckets of 16 entries, a word's digest's top 12
+ * bits picking its bucket, each bucket a FIFO (its own count says which
+ * entry the next word overwrites).  A word leaves when 16 later words
+ * have fallen into its bucket: within 4,096 words with probability
+ * 2^-45.6 (docs/health-tests.md).
+ */
+#define RDRAND_RECENT_BUCKETS_LOG2 12
+#define RDRAND_RECENT_BUCKETS ((size_t)1 << RDRAND_RECENT_BUCKETS_LOG2)
+#define RDRAND_RECENT_WAYS 16
+/*
+ * Long cycles: distinguished points (van Oorschot and Wiener), the words
+ * whose digest's low 8 bits are 0 (one in 256), in 2^16 direct-mapped
+ * slots picked by the digest's bits 8 to 23.
+ */
+#define RDRAND_POINT_MASK ((uint64_t)0xff)
+#define RDRAND_POINT_SLOTS_LOG2 16
+#define RDRAND_POINT_SLOTS ((size_t)1 << RDRAND_POINT_SLOTS_LOG2)
+
+/*
+ * The recent buckets as three arrays, so that a lookup reads one line:
+ * each bucket's 16 tags (the top 16 bits of its entries' checks, 32
+ * bytes, two buckets a line), compared at once; the checks themselves
+ * (two lines a bucket) are read only when a tag matches (16 * 2^-16 per
+ * word) and written one per word; each bucket's count (4 KiB, which stay
+ * in the cache) says which entry the next word overwrites.
+ *
+ * What a table holds for a word is its check, not its digest d: the
+ * entries of a bucket share d's top 12 bits, and those of a point slot
+ * 24 of d's bits, so comparing d would leave 52 or 40 bits to collide.
+ * The check is the low half of the product d is folded from (health.h),
+ * one-to-one with the fold's input: two words have equal checks only if
+ * that input collides (2^-64), whatever bits of d they share.  An empty
+ * entry holds 0, which a word's check is with probability 2^-64.
+ *
+ * The tags are plain memory, read 16 at once and written 2 bytes at a
+ * time while other threads and processes do the same: a tag read torn
+ * or stale only decides whether the checks are read, and a match is
+ * always an equal check, read whole (relaxed atomics).  So ThreadSanitizer
+ * is told not to watch the two functions that touch tags (their races
+ * are this design, not a bug), and every other access stays atomic.
+ */
+struct rdrand_seen {
+    _Alignas(64) uint16_t tag[RDRAND_RECENT_BUCKETS][RDRAND_RECENT_WAYS];
+    _Alignas(
+        64) _Atomic uint64_t check[RDRAND_RECENT_BUCKETS][RDRAND_RECENT_WAYS];
+    _Atomic uint8_t next[RDRAND_RECENT_BUCKETS];
+    _Alignas(64) _Atomic uint64_t point[RDRAND_POINT_SLOTS];
+};
+_Static_assert(RDRAND_RECENT_WAYS == 16, "two SSE registers of tags");
+
+#define RDRAND_SEEN_RACY __attribute__((no_sanitize("thread")))
+
+/* Whether check c's tag is one of bucket b's 16, all compared at once. */
+RDRAND_SEEN_RACY static inline int rdrand_seen_tagged(struct rdrand_seen *t,
+                                                      size_t b, uint64_t c)
+{
+    const __m128i *tag = (const __m128i *)t->tag[b];
+    __m128i want = _mm_set1_epi16((short)(c >> 48));
+
+    return _mm_movemask_epi8(
+               _mm_or_si128(_mm_cmpeq_epi16(_mm_load_si128(tag), want),
+                            _mm_cmpeq_epi16(_mm_load_si128(tag + 1), want)))
+           != 0;
+}
+
+/* Whether check c is in bucket b: after a tag matched, every entry. */
+static inline unsigned int rdrand_seen_holds(struct rdrand_seen *t, size_t b,
+                                             uint64_t c)
+{
+    unsigned int hit = 0;
+
+    for (int i = 0; i < RDRAND_RECENT_WAYS; i++)
+        hit |= atomic_load_explicit(&t->check[b][i], memory_order_relaxed) == c;
+    return hit;
+}
+
+/* Check c into bucket b's oldest entry (number i), its tag beside it. */
+RDRAND_SEEN_RACY static inline void
+rdrand_seen_enter(struct rdrand_seen *t, size_t b, unsigned int i, uint64_t c)
+{
+    atomic_store_explicit(&t->check[b][i], c, memory_order_relaxed);
+    t->tag[b][i] = (uint16_t)(c >> 48);
+}
+
+/* What rdrand_seen_step found a word in. */
+#define RDRAND_SEEN_RECENT 1u
+#define RDRAND_SEEN_POINT 2u
+
+/*
+ * A word just drawn, by its digest d and check c (health.h computes both
+ * under the process's key): where the tables hold it already
+ * (RDRAND_SEEN_* bits: the word was drawn before, by any thread or
+ * process of the tree, and is still remembered), else 0; then it is
+ * entered: into its recent bucket, and into its point slot if it is a
+ * distinguished point.  Relaxed atomics: plain loads and stores on
+ * x86-64, no lock prefix; two processes entering into one bucket at once
+ * may lose an entry (or its tag), and a match is only ever an equal
+ * check: a race loses entries, never invents a match.
+ */
+static inline unsigned int rdrand_seen_step(struct rdrand_seen *t, uint64_t d,
+                                            uint64_t c)
+{
+    size_t b = d >> (64 - RDRAND_RECENT_BUCKETS_LOG2);
+    unsigned int next = atomic_load_explicit(&t->next[b], memory_order_relaxed);
+    unsigned int seen = 0;
+
+    if (rdrand_seen_tagged(t, b, c))
+        seen = rdrand_seen_holds(t, b, c) * RDRAND_SEEN_RECENT;
+    rdrand_seen_enter(t, b, next % RDRAND_RECENT_WAYS, c);
+    atomic_store_explicit(&t->next[b], (uint8_t)(next + 1),
+                          memory_order_relaxed);
+    if ((d & RDRAND_POINT_MASK) == 0) {
+        _Atomic uint64_t *slot = &t->point[d >> 8 & (RDRAND_POINT_SLOTS - 1)];
+
+        seen |= (atomic_load_explicit(slot, memory_order_relaxed) == c)
+                * RDRAND_SEEN_POINT;
+        atomic_store_explicit(slot, c, memory_order_relaxed);
+    }
+    return seen;
+}
+
+/*
+ * The process's tables and digest key: *tables and key[2] for a thread's
+ * test state at its first self-test whose sample passes the sample rules;
+ * its words (never delivered) set the key if no thread has yet.  Every
+ * thread digests under the one key, so their digests meet in the tables.
+ */
+struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
+                                        size_t n);
+
+#endif
