@@ -94,7 +94,7 @@ first_trip_permanent() {
 first_trip_intermittent() { ! first_trip_permanent; }
 check "each word twice: permanent at the first trip" first_trip_permanent
 
-# 64 good words, then a cycle of 5: the short-cycle test trips on the
+# 64 good words, then a cycle of 5: the recent-words test trips on the
 # first word of the second period (a 16-byte request takes 2 words).
 {
     good_words 1 64

@@ -324,14 +324,11 @@ static void run_defect(const struct defect *d)
 }
 
 /*
- * The bounds: a cycle of period p <= K delivers at most its first period
- * (p words); a stuck bit at most 2 * 64 - 1 words (the first whole
- * block of it trips at its end); a biased bit at most 2 * 512 - 1 words
- * (the first whole window of it trips at its end); a constant its first
- * word.  A cycle of K + 1
- * is no short cycle: a self-test (a fresh library context, a new thread)
- * catches it, and the APT does when two of its words share a byte in one lane;
- * no bound.
+ * The bounds: a cycle of period p <= 4096 delivers at most its first
+ * period (p words: the recent-words test catches its first repeated
+ * word); a stuck bit at most 2 * 64 - 1 words (the first whole block of
+ * it trips at its end); a biased bit at most 2 * 512 - 1 words (the
+ * first whole window of it trips at its end); a constant its first word.
  */
 static const struct defect defects[] = {
     {"constant", CONSTANT, 0, 0, 8},
@@ -340,8 +337,9 @@ static const struct defect defects[] = {
     {"cycle of 5", CYCLE, 5, 0, 5 * 8},
     {"cycle of 12", CYCLE, 12, 0, 12 * 8},
     {"cycle of 16", CYCLE, 16, 0, 16 * 8},
-    {"cycle of 32 (K)", CYCLE, 32, 0, 32 * 8},
-    {"cycle of 33 (K + 1)", CYCLE, 33, 0, (size_t)-1},
+    {"cycle of 32", CYCLE, 32, 0, 32 * 8},
+    {"cycle of 33", CYCLE, 33, 0, 33 * 8},
+    {"cycle of 1000", CYCLE, 1000, 0, 1000 * 8},
     {"bit 0 stuck at 0", STUCK_BIT, 0, 0, (2 * RDRAND_BIT_BLOCK - 1) * 8},
     {"bit 0 stuck at 1", STUCK_BIT, 0, 1, (2 * RDRAND_BIT_BLOCK - 1) * 8},
     {"bit 31 stuck at 1", STUCK_BIT, 31, 1, (2 * RDRAND_BIT_BLOCK - 1) * 8},

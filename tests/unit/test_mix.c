@@ -468,22 +468,27 @@ static void test_threads(void **state)
 }
 
 /*
- * fork(): the simulated CPU's stream is shared with the child
- * (stream=shared), as a real CPU is: parent and child draw the CPU's next
- * words, each its own.  The child counts its own 64 bytes of the OS's
- * under mix = os, none under mix = none.  (A child that replayed its
- * parent's words, stream=process, would now be caught by the long-cycle
- * table it shares with its parent: test_fork_shared.)
+ * fork(): with the simulated CPU's stream shared with the child
+ * (stream=shared), as a real CPU's is, parent and child draw the CPU's
+ * next words, each its own, and the child counts its own 64 bytes of the
+ * OS's under mix = os, none under mix = none.  The control: on a CPU
+ * whose child replays the words its parent is about to draw
+ * (stream=process), the child is served first and the parent's next
+ * request fails, under mix = none and mix = os alike: the RDRAND words
+ * are judged before anything is mixed, and the tables of words seen are
+ * shared with the child.  *child_ok and *parent_ok: who was served.
  */
-static void seeds_after_fork(const char *const *config, unsigned char *parent,
-                             unsigned char *child, uint64_t *child_os_bytes)
+static void seeds_after_fork(const char *sim, const char *const *config,
+                             unsigned char *parent, unsigned char *child,
+                             uint64_t *child_os_bytes, int *child_ok,
+                             int *parent_ok)
 {
     struct fixture f;
     unsigned char warm[16];
     int fds[2], status;
     pid_t pid;
 
-    up(&f, "stream=shared", config);
+    up(&f, sim, config);
     assert_int_equal(generate(&f, warm, sizeof(warm)), 1);
     assert_int_equal(pipe(fds), 0);
     fflush(NULL);
@@ -493,7 +498,7 @@ static void seeds_after_fork(const char *const *config, unsigned char *parent,
         uint64_t before = ctr(&f, RDRAND_PARAM_OS_BYTES), delta;
 
         if (generate(&f, out, sizeof(out)) != 1)
-            _exit(2);
+            _exit(4);
         delta = ctr(&f, RDRAND_PARAM_OS_BYTES) - before;
         if (write(fds[1], out, sizeof(out)) != (ssize_t)sizeof(out)
             || write(fds[1], &delta, sizeof(delta)) != (ssize_t)sizeof(delta))
@@ -501,13 +506,19 @@ static void seeds_after_fork(const char *const *config, unsigned char *parent,
         _exit(0);
     }
     close(fds[1]);
-    assert_int_equal(generate(&f, parent, 48), 1);
-    assert_int_equal(read(fds[0], child, 48), 48);
-    assert_int_equal(read(fds[0], child_os_bytes, sizeof(*child_os_bytes)),
-                     sizeof(*child_os_bytes));
-    close(fds[0]);
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_true(WIFEXITED(status));
+    *child_ok = WEXITSTATUS(status) == 0;
+    if (*child_ok) {
+        assert_int_equal(read(fds[0], child, 48), 48);
+        assert_int_equal(read(fds[0], child_os_bytes, sizeof(*child_os_bytes)),
+                         sizeof(*child_os_bytes));
+    } else {
+        assert_int_equal(WEXITSTATUS(status), 4);
+    }
+    close(fds[0]);
+    /* after the child: with a shared stream the parent's words are new */
+    *parent_ok = generate(&f, parent, 48) == 1;
     down(&f);
 }
 
@@ -515,14 +526,26 @@ static void test_fork(void **state)
 {
     unsigned char parent[48], child[48];
     uint64_t child_os;
+    int child_ok, parent_ok;
 
     (void)state;
-    seeds_after_fork(mix_none, parent, child, &child_os);
+    seeds_after_fork("stream=shared", mix_none, parent, child, &child_os,
+                     &child_ok, &parent_ok);
+    assert_true(child_ok && parent_ok);
     assert_memory_not_equal(parent, child, 48);
     assert_int_equal(child_os, 0);
-    seeds_after_fork(mix_os, parent, child, &child_os);
+    seeds_after_fork("stream=shared", mix_os, parent, child, &child_os,
+                     &child_ok, &parent_ok);
+    assert_true(child_ok && parent_ok);
     assert_memory_not_equal(parent, child, 48);
     assert_int_equal(child_os, 64);
+    /* the control: the parent may not serve what its child already did */
+    seeds_after_fork("stream=process", mix_none, parent, child, &child_os,
+                     &child_ok, &parent_ok);
+    assert_true(child_ok && !parent_ok);
+    seeds_after_fork("stream=process", mix_os, parent, child, &child_os,
+                     &child_ok, &parent_ok);
+    assert_true(child_ok && !parent_ok);
 }
 
 /*
