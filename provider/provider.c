@@ -24,6 +24,7 @@
 #include "params.h"
 #include "prov.h"
 #include "rand.h"
+#include "seen.h"
 #include "source.h"
 #include "status.h"
 
@@ -353,6 +354,19 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
      */
     if ((reason = rdrand_fault_latched(prov)) != RDRAND_R_OK)
         rdrand_fault_warn(prov, reason);
+    /*
+     * Tables the process's own: a degraded test, said at every load (a
+     * seccomp filter refusing a shared mapping, say).
+     */
+    if (prov->rdrand_available && (reason = rdrand_seen_share()) != 0)
+        rdrand_warn(prov,
+                    "the health tests' tables of words seen could not be "
+                    "shared with fork()ed processes (mmap: %s): each process "
+                    "compares RDRAND's words with its own only, so a CPU that "
+                    "repeats across children forked per request is not "
+                    "caught; allow mmap(MAP_SHARED | MAP_ANONYMOUS) in the "
+                    "process's seccomp filter, or set mix = os",
+                    strerror(reason));
     /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
     if (!prov->rdrand_available && !prov->fault.coco_enforced)
         rdrand_warn(prov,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "seen.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "seams.h"
@@ -41,15 +43,14 @@
  * next words, and tables of its own (a copy of its parent's at the fork)
  * never see what its siblings drew, so a cycle no single child sees
  * twice was served child after child (issue 31).  So the tables live in
- * a MAP_SHARED anonymous mapping, made once, in the call that sets the
- * key (the process's first passing self-test: a server's load, before it
- * forks): every process forked from it afterwards, and their children,
- * meet in the one mapping, as threads do.  A process that loads the
+ * a MAP_SHARED anonymous mapping, made once, at the first load (before
+ * a server forks): every process forked from it afterwards, and their
+ * children, meet in the one mapping, as threads do.  A process that loads the
  * module after forking, or execs, has its own.  Excluded from core dumps
- * (MADV_DONTDUMP): it holds digests of delivered words.  Should the
+ * (MADV_DONTDUMP): it holds checks of delivered words.  Should the
  * mapping fail (a seccomp filter refusing mmap), the tables are the
- * process's own, as before: forked children are then not compared with
- * one another (docs/health-tests.md).
+ * process's own: forked children are then not compared with one another,
+ * and the load warns (provider.c).
  *
  * The key is not in it: it stays in this process's memory, copied into
  * each child at the fork.  Any process of the tree can write the shared
@@ -65,15 +66,26 @@ static struct rdrand_seen *rdrand_seen_table = &rdrand_seen_own;
 static pthread_once_t rdrand_seen_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t rdrand_process_key[2];
 
+/* Why the mapping failed (an errno), 0 if it did not or was not tried. */
+static int rdrand_seen_map_errno;
+
 static void rdrand_seen_map(void)
 {
     void *p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-    if (p == MAP_FAILED)
+    if (p == MAP_FAILED) {
+        rdrand_seen_map_errno = errno != 0 ? errno : ENOMEM;
         return;
+    }
     (void)madvise(p, sizeof(struct rdrand_seen), MADV_DONTDUMP);
     rdrand_seen_table = p;
+}
+
+int rdrand_seen_share(void)
+{
+    pthread_once(&rdrand_seen_once, rdrand_seen_map);
+    return rdrand_seen_map_errno;
 }
 
 /* The key half i: candidate if it is the first, else the first's. */
@@ -123,19 +135,10 @@ struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
     return rdrand_seen_table;
 }
 
+/* Test seam: no other thread or process of the tree may be drawing. */
 void rdrand_seen_forget(void)
 {
-    struct rdrand_seen *t = rdrand_seen_table;
-
-    for (size_t b = 0; b < RDRAND_RECENT_BUCKETS; b++) {
-        for (int i = 0; i < RDRAND_RECENT_WAYS; i++) {
-            atomic_store_explicit(&t->check[b][i], 0, memory_order_relaxed);
-            t->tag[b][i] = 0;
-        }
-        atomic_store_explicit(&t->next[b], 0, memory_order_relaxed);
-    }
-    for (size_t i = 0; i < RDRAND_POINT_SLOTS; i++)
-        atomic_store_explicit(&t->point[i], 0, memory_order_relaxed);
+    memset(rdrand_seen_table, 0, sizeof(*rdrand_seen_table));
     atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
     atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);
 }

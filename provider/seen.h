@@ -146,4 +146,12 @@ static inline unsigned int rdrand_seen_step(struct rdrand_seen *t, uint64_t d,
 struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
                                         size_t n);
 
+/*
+ * Make the tables' shared mapping if it is not made yet (the load does,
+ * before a server forks): 0 if the tables are shared with fork()ed
+ * descendants, else the errno of the mmap that failed (they are then
+ * the process's own, and the load warns).
+ */
+int rdrand_seen_share(void);
+
 #endif
