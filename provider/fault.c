@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "coco.h"
+#include "copies.h"
 #include "counters.h"
 #include "errors.h"
 #include "prov.h"
@@ -51,9 +52,21 @@
  * process find them (include/rdrand_status.h).  The module stays mapped
  * (-z nodelete): the verdict outlives an unload and binds a later load.
  * Only a new process clears it.
+ *
+ * Whatever the copy of the module (the same build from another path,
+ * with a block of its own: copies.c says why, and finds the home block,
+ * the first copy's), the verdict's two flags, permanent (with its
+ * reason) and CoCo rules, are the process's: set in this copy's block
+ * and the home block, read in both, and a flag found in the home block
+ * taken into this copy's as if it had set it.  The trips and the
+ * horizon stay each copy's (each counts its own words).
  */
 #define rdrand_verdict (rdrand_status_block.verdict)
 #define rdrand_verdict_why (rdrand_status_block.verdict_reason)
+#define RDRAND_VERDICT_FLAGS                                                   \
+    (RDRAND_VERDICT_PERMANENT | RDRAND_VERDICT_ENFORCED)
+/* The home block: this copy's own until its first load finds another. */
+static struct rdrand_status *_Atomic rdrand_verdict_home = &rdrand_status_block;
 _Static_assert(RDRAND_VERDICT_PERMANENT == RDRAND_STATUS_VERDICT_PERMANENT
                    && RDRAND_VERDICT_ENFORCED == RDRAND_STATUS_VERDICT_ENFORCED,
                "fault.h and rdrand_status.h give the flags alike");
@@ -69,9 +82,31 @@ static _Atomic uint64_t rdrand_verdict_last_words;
  */
 static _Atomic uint64_t rdrand_verdict_answered;
 
+void rdrand_fault_join_copies(void)
+{
+    atomic_store_explicit(&rdrand_verdict_home, rdrand_copies_home(),
+                          memory_order_relaxed);
+}
+
+static uint64_t rdrand_verdict_mirror(struct rdrand_status *home);
+
+/*
+ * Two relaxed loads where this copy is the home (alone, or the first
+ * copy), three in a later copy; the mirror once per flag and copy.
+ */
 uint64_t rdrand_fault_verdict(void)
 {
-    return atomic_load_explicit(&rdrand_verdict, memory_order_relaxed);
+    struct rdrand_status *home =
+        atomic_load_explicit(&rdrand_verdict_home, memory_order_relaxed);
+    uint64_t shared =
+        atomic_load_explicit(&home->verdict, memory_order_relaxed);
+    uint64_t v;
+
+    if (home == &rdrand_status_block)
+        return shared;
+    v = atomic_load_explicit(&rdrand_verdict, memory_order_relaxed);
+    return (shared & RDRAND_VERDICT_FLAGS & ~v) ? rdrand_verdict_mirror(home)
+                                                : v;
 }
 
 const char *rdrand_fault_verdict_text(uint64_t v)
@@ -81,19 +116,31 @@ const char *rdrand_fault_verdict_text(uint64_t v)
     return RDRAND_VERDICT_TRIPS(v) > 0 ? "intermittent" : "ok";
 }
 
+/*
+ * The verdict first (it takes a flag another copy set), then the flag
+ * in this copy's block again, ordered: the reason was set before it.
+ */
 int rdrand_fault_permanent(void)
 {
-    if (!(atomic_load(&rdrand_verdict) & RDRAND_VERDICT_PERMANENT))
+    if (!(rdrand_fault_verdict() & RDRAND_VERDICT_PERMANENT)
+        || !(atomic_load(&rdrand_verdict) & RDRAND_VERDICT_PERMANENT))
         return RDRAND_R_OK;
     return atomic_load(&rdrand_verdict_why);
 }
 
+/* In this copy's block and the home block, the reason before the flag. */
 static void rdrand_verdict_set_permanent(int reason)
 {
+    struct rdrand_status *home = atomic_load(&rdrand_verdict_home);
     int none = RDRAND_R_OK;
 
     atomic_compare_exchange_strong(&rdrand_verdict_why, &none, reason);
     atomic_fetch_or(&rdrand_verdict, RDRAND_VERDICT_PERMANENT);
+    if (home == &rdrand_status_block)
+        return;
+    none = RDRAND_R_OK;
+    atomic_compare_exchange_strong(&home->verdict_reason, &none, reason);
+    atomic_fetch_or(&home->verdict, RDRAND_VERDICT_PERMANENT);
 }
 
 /* Count a trip; 1 when the verdict is (now) permanent. */
@@ -118,16 +165,42 @@ static int rdrand_verdict_trip(int reason)
 }
 
 /*
- * A trip that raced with this sees either the flag (its fetch_add came
- * after) or is counted in v (before), its reason stored first.
+ * CoCo rules, in this copy's block and the home block.  A trip that
+ * raced with this sees either the flag (its fetch_add came after) or is
+ * counted in v (before), its reason stored first; a trip of another copy
+ * is its own to judge when that copy finds the flag (the mirror).
  */
-void rdrand_fault_enforce_coco(struct rdrand_prov *prov)
+static void rdrand_verdict_enforce(void)
 {
+    struct rdrand_status *home = atomic_load(&rdrand_verdict_home);
     uint64_t v = atomic_fetch_or(&rdrand_verdict, RDRAND_VERDICT_ENFORCED);
 
-    prov->fault.coco_enforced = 1;
+    if (home != &rdrand_status_block)
+        atomic_fetch_or(&home->verdict, RDRAND_VERDICT_ENFORCED);
     if (RDRAND_VERDICT_TRIPS(v) > 0 && !(v & RDRAND_VERDICT_PERMANENT))
         rdrand_verdict_set_permanent(atomic_load(&rdrand_verdict_last_reason));
+}
+
+/*
+ * Flags another copy set in the home block: this copy's, as if its own
+ * (read again, ordered: a flag's reason was set before it).
+ */
+static uint64_t rdrand_verdict_mirror(struct rdrand_status *home)
+{
+    uint64_t flags = atomic_load_explicit(&home->verdict, memory_order_acquire)
+                     & RDRAND_VERDICT_FLAGS & ~atomic_load(&rdrand_verdict);
+
+    if (flags & RDRAND_VERDICT_ENFORCED)
+        rdrand_verdict_enforce();
+    if (flags & RDRAND_VERDICT_PERMANENT)
+        rdrand_verdict_set_permanent(atomic_load(&home->verdict_reason));
+    return atomic_load(&rdrand_verdict);
+}
+
+void rdrand_fault_enforce_coco(struct rdrand_prov *prov)
+{
+    rdrand_verdict_enforce();
+    prov->fault.coco_enforced = 1;
 }
 
 int rdrand_fault_coco_enforced(const struct rdrand_prov *prov)

@@ -4,9 +4,10 @@
  * served.  Per instance: a refusal (a section the provider could not
  * accept, or a mode that cannot run on this machine) and the latch (a
  * fault this instance met).  Per process: the verdict on the CPU (trips,
- * permanent, CoCo rules).  Detectors (the draw, the health tests, the
- * CoCo check, the conditioning key) report here and keep nothing of it;
- * every request asks here once (rdrand_fault_admit).
+ * permanent, CoCo rules; the last two whatever the copy of the module,
+ * fault.c).  Detectors (the draw, the health tests, the CoCo check, the
+ * conditioning key) report here and keep nothing of it; every request
+ * asks here once (rdrand_fault_admit).
  */
 #ifndef RDRAND_FAULT_H
 #define RDRAND_FAULT_H
@@ -38,7 +39,8 @@ struct rdrand_fault {
 };
 
 /*
- * A snapshot of the process's verdict, one relaxed load: the count of
+ * A snapshot of the process's verdict, two relaxed loads (three in a
+ * second copy of the module in the process, fault.c): the count of
  * trips so far in the low bits, and two flags.
  */
 #define RDRAND_VERDICT_PERMANENT ((uint64_t)1 << 63) /* never served again */
@@ -52,6 +54,12 @@ struct rdrand_fault {
 #define RDRAND_VERDICT_HORIZON_WORDS ((uint64_t)1 << 20)
 
 uint64_t rdrand_fault_verdict(void);
+/*
+ * Bind this copy of the module to the process's verdict, wherever
+ * another copy of the same build keeps it (copies.c): the first step of
+ * every load, before anything reads or sets the verdict.
+ */
+void rdrand_fault_join_copies(void);
 /* "ok", "intermittent" (trips, none permanent) or "permanent". */
 const char *rdrand_fault_verdict_text(uint64_t v);
 /* The reason of the permanent verdict, or RDRAND_R_OK. */

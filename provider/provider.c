@@ -305,7 +305,8 @@ static void rdrand_take_core_functions(struct rdrand_prov *prov,
  * (status 0) and every request fails, naming what to fix (config.c
  * reports it, fault.c refuses).
  *
- * One straight load sequence: configuration, the CPU (RDRAND, vendor,
+ * One straight load sequence: the process's verdict (another copy of
+ * the module may hold it), configuration, the CPU (RDRAND, vendor,
  * errata), the self-test, the CoCo check, the conditioning key, then the
  * warnings for what the load met; each step reports faults to fault.c.
  */
@@ -316,6 +317,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     struct rdrand_prov *prov;
     int reason;
 
+    rdrand_fault_join_copies();
     if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
         struct rdrand_prov boot = {.handle = handle}; /* warn = syslog */
 
