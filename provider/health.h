@@ -194,17 +194,18 @@ struct rdrand_health_findings {
 };
 
 /*
- * The repetition and the seen words' tests on w: its digest d compared
- * with the last word's, then looked up in and entered into the tree's
- * tables (seen.h), if the state has them.
+ * The repetition and the seen words' tests on a word, by its digest d
+ * and check (rdrand_health_digest): d compared with the last word's,
+ * then looked up in and entered into the tree's tables (seen.h), if the
+ * state has them.  The word itself is not passed: in a build that does
+ * not inline, each call deeper than the draw loop's own saves its
+ * arguments below the frame the draw wipes (draw.c).
  */
 static inline void rdrand_health_seen_step(struct rdrand_health_findings *f,
                                            struct rdrand_seen *seen,
                                            struct rdrand_health_scalars *c,
-                                           uint64_t w)
+                                           uint64_t d, uint64_t check)
 {
-    uint64_t check, d = rdrand_health_digest(c->key, w, &check);
-
     f->repeat = d == c->last;
     c->last = d;
     if (seen != NULL)
@@ -257,8 +258,9 @@ rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
                       uint64_t w)
 {
     struct rdrand_health_findings f = {0};
+    uint64_t check, d = rdrand_health_digest(c->key, w, &check);
 
-    rdrand_health_seen_step(&f, h->seen, c, w);
+    rdrand_health_seen_step(&f, h->seen, c, d, check);
 
     f.stuck = rdrand_health_block_step(c, w);
 

@@ -66,7 +66,17 @@ struct rdrand_seen {
 };
 _Static_assert(RDRAND_RECENT_WAYS == 16, "two SSE registers of tags");
 
+/*
+ * Only where ThreadSanitizer is on: elsewhere the attribute would keep
+ * GCC from inlining the two functions into the draw loop (the sanitize
+ * attributes differ), and their calls would save the loop's registers,
+ * a delivered word among them, below the frame the draw wipes.
+ */
+#if defined(__SANITIZE_THREAD__)
 #define RDRAND_SEEN_RACY __attribute__((no_sanitize("thread")))
+#else
+#define RDRAND_SEEN_RACY
+#endif
 
 /* Whether check c's tag is one of bucket b's 16, all compared at once. */
 RDRAND_SEEN_RACY static inline int rdrand_seen_tagged(struct rdrand_seen *t,
