@@ -23,7 +23,7 @@
  *
  * What moves: the 512-word windows (the bit counts and the APT counts
  * and reference, a word never delivered), not the 64-word stuck-bit
- * block, the key, the history, the tags or the warm flag, which stay the
+ * block, the key, the last digest or the warm flag, which stay the
  * new thread's.  The block is not worth its risk: its two ORs are a word
  * in plain when it holds one (a review found them so in 7 of 3000
  * exits), and a stuck bit is caught in a new thread's 64-word self-test

@@ -315,7 +315,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
                    const OSSL_DISPATCH **out, void **provctx)
 {
     struct rdrand_prov *prov;
-    int reason;
+    int reason, own;
 
     rdrand_fault_join_copies();
     if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
@@ -360,15 +360,19 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
      * Tables the process's own: a degraded test, said at every load (a
      * seccomp filter refusing a shared mapping, say).
      */
-    if (prov->rdrand_available && (reason = rdrand_seen_share()) != 0)
+    if (prov->rdrand_available && (reason = rdrand_seen_share(&own)) != 0)
         rdrand_warn(prov,
                     "the health tests' tables of words seen could not be "
-                    "shared with fork()ed processes (mmap: %s): each process "
-                    "compares RDRAND's words with its own only, so a CPU that "
-                    "repeats across children forked per request is not "
-                    "caught; allow mmap(MAP_SHARED | MAP_ANONYMOUS) in the "
-                    "process's seccomp filter, or set mix = os",
-                    strerror(reason));
+                    "shared with fork()ed processes (mmap: %s): %s; allow "
+                    "mmap(MAP_SHARED | MAP_ANONYMOUS) of 1,152 KiB in the "
+                    "process's seccomp filter and memory limit, or set "
+                    "mix = os",
+                    strerror(reason),
+                    own ? "each process compares RDRAND's words with its own "
+                          "only, so a CPU that repeats across children "
+                          "forked per request is not caught"
+                        : "nor could tables of the process's own be made, so "
+                          "each word is compared with the one before only");
     /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
     if (!prov->rdrand_available && !prov->fault.coco_enforced)
         rdrand_warn(prov,

@@ -5,6 +5,10 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
 
 #include "seams.h"
 
@@ -18,23 +22,24 @@
  * proof of a defect, not a statistic (fault.c), so every word is now
  * compared with the tree's recent words exactly, and long cycles are
  * caught through distinguished points:
- *  - the recent buckets hold every word until 16 later words have fallen
+ *  - the recent buckets hold every word until 15 later words have fallen
  *    into its bucket: a repeat within 4,096 words of the tree (any
  *    thread, any process) is caught at its second occurrence except with
- *    probability 2^-45.6 (8,192 words: 2^-31);
+ *    probability 2^-41.6 (8,192 words: 2^-27.9);
  *  - one word in 256 (a distinguished point, chosen by the keyed digest,
  *    so a repeated word is one exactly when its first occurrence was)
  *    also goes into a direct-mapped table of 2^16 slots: a cycle of up
  *    to 2^24 words (and beyond, with a longer delay) is caught within one
- *    period plus 7,700 words with probability 1 - 2^-20.
+ *    period plus 9,640 words with probability 1 - 2^-20.
  * The derivations are in docs/health-tests.md ("Recent words and long
  * cycles"); the request holding the repeated word fails, and the verdict
  * (fault.c) is permanent at once.
  *
- * Cost.  Per word: the check (two folded multiplications), the bucket's
- * 32 bytes of tags read and compared, one entry and its tag written, a
- * branch for the point (docs/performance.md).  Memory: 1,156 KiB of
- * address space (640 KiB of buckets, 4 KiB of counts, 512 KiB of points;
+ * Cost.  Per word: the check (the low half of the digest's last
+ * product), the bucket's 32 bytes of tags and count read and compared,
+ * one entry, its tag and the count written, a branch for the point
+ * (docs/performance.md).  Memory: 1,152 KiB of address space (128 KiB of
+ * tags and counts, 512 KiB of checks, 512 KiB of points;
  * docs/health-tests.md, "What stays in memory"), touched only as words
  * fall into it, once per process tree.
  *
@@ -61,30 +66,66 @@
  * tables is blind the tests (overwrite entries), never a false match: it
  * cannot know the words the others will draw.
  */
-static struct rdrand_seen rdrand_seen_own;
-static struct rdrand_seen *rdrand_seen_table = &rdrand_seen_own;
+/*
+ * NULL until the load maps the tables, and where no mapping could be
+ * made at all.  Not a static table as a fallback: 1,152 KiB of .bss in
+ * every process and every copy of the module, which made the module
+ * fail to load under a tight RLIMIT_AS (review of round four, 5).
+ */
+static struct rdrand_seen *rdrand_seen_table;
 static pthread_once_t rdrand_seen_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t rdrand_process_key[2];
 
 /* Why the mapping failed (an errno), 0 if it did not or was not tried. */
 static int rdrand_seen_map_errno;
 
+static uint64_t rdrand_seen_key_half(int i, uint64_t candidate);
+
+/*
+ * The mapping, and the key from the OS, both at load: a server that
+ * forks after a load whose self-test failed must still give its children
+ * one key (each child keyed the tables from its own sample before, and
+ * siblings' checks never met: review of round four, 2).
+ */
+/*
+ * The system call itself, not the seam's rdrand_hw_getrandom: the key is
+ * no entropy this provider hands out, and a simulated OS (the tests'
+ * os-value=) must not see its reads.  GRND_NONBLOCK: a load early in
+ * boot takes the sample's key instead of waiting.
+ */
+static void rdrand_seen_key_from_os(void)
+{
+    uint64_t k[2];
+
+    if (syscall(SYS_getrandom, k, sizeof(k), 0x0001) == (long)sizeof(k)) {
+        (void)rdrand_seen_key_half(0, k[0]);
+        (void)rdrand_seen_key_half(1, k[1]);
+    }
+    OPENSSL_cleanse(k, sizeof(k));
+}
+
 static void rdrand_seen_map(void)
 {
-    void *p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void *p;
 
+    rdrand_seen_key_from_os();
+    p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) {
         rdrand_seen_map_errno = errno != 0 ? errno : ENOMEM;
-        return;
+        p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     }
+    if (p == MAP_FAILED)
+        return;
     (void)madvise(p, sizeof(struct rdrand_seen), MADV_DONTDUMP);
     rdrand_seen_table = p;
 }
 
-int rdrand_seen_share(void)
+int rdrand_seen_share(int *own)
 {
     pthread_once(&rdrand_seen_once, rdrand_seen_map);
+    *own = rdrand_seen_table != NULL;
     return rdrand_seen_map_errno;
 }
 
@@ -117,17 +158,25 @@ static uint64_t rdrand_seen_mix(uint64_t a, uint64_t b)
 }
 
 /*
- * Only from a sample that passed the sample rules (the caller's check):
- * 64 distinct words, every bit varying.  An XOR of two words was the key
- * before, set before the sample was judged: a CPU that repeats a word at
- * the sample's ends gave the key {1, 1}, under which the digest is the
- * word itself, and the table and every history held delivered words in
- * plain (review of round three, D2).
+ * The key is the OS's, set at load.  Only where the OS gave none is it
+ * taken from a self-test sample, and only from one that passed the
+ * sample rules (sample_ok): 64 distinct words, every bit varying.  An XOR
+ * of two words was the key before, set before the sample was judged: a
+ * CPU that repeats a word at the sample's ends gave the key {1, 1},
+ * under which the digest is the word itself, and the table and every
+ * history held delivered words in plain (review of round three, D2).
  */
 struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
-                                        size_t n)
+                                        size_t n, int sample_ok)
 {
     pthread_once(&rdrand_seen_once, rdrand_seen_map);
+    if (!sample_ok
+        && (atomic_load_explicit(&rdrand_process_key[0], memory_order_relaxed)
+                == 0
+            || atomic_load_explicit(&rdrand_process_key[1],
+                                    memory_order_relaxed)
+                   == 0))
+        return NULL;
     key[0] = rdrand_seen_key_half(0, rdrand_seen_mix(words[0], words[n - 1])
                                          ^ words[n / 2]);
     key[1] = rdrand_seen_key_half(1, rdrand_seen_mix(words[1], words[n - 2])
@@ -138,7 +187,11 @@ struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
 /* Test seam: no other thread or process of the tree may be drawing. */
 void rdrand_seen_forget(void)
 {
-    memset(rdrand_seen_table, 0, sizeof(*rdrand_seen_table));
+    if (rdrand_seen_table != NULL)
+        memset(rdrand_seen_table, 0, sizeof(*rdrand_seen_table));
     atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
     atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);
+    /* a new process's load: the OS's key (once mapped, as a load has) */
+    if (pthread_once(&rdrand_seen_once, rdrand_seen_map) == 0)
+        rdrand_seen_key_from_os();
 }

@@ -16,15 +16,15 @@
 #include <emmintrin.h>
 
 /*
- * Recent words: 2^12 buckets of 16 entries, a word's digest's top 12
+ * Recent words: 2^12 buckets of 15 entries, a word's digest's top 12
  * bits picking its bucket, each bucket a FIFO (its own count says which
- * entry the next word overwrites).  A word leaves when 16 later words
+ * entry the next word overwrites).  A word leaves when 15 later words
  * have fallen into its bucket: within 4,096 words with probability
- * 2^-45.6 (docs/health-tests.md).
+ * 2^-41.6 (docs/health-tests.md).
  */
 #define RDRAND_RECENT_BUCKETS_LOG2 12
 #define RDRAND_RECENT_BUCKETS ((size_t)1 << RDRAND_RECENT_BUCKETS_LOG2)
-#define RDRAND_RECENT_WAYS 16
+#define RDRAND_RECENT_WAYS 15
 /*
  * Long cycles: distinguished points (van Oorschot and Wiener), the words
  * whose digest's low 8 bits are 0 (one in 256), in 2^16 direct-mapped
@@ -35,12 +35,16 @@
 #define RDRAND_POINT_SLOTS ((size_t)1 << RDRAND_POINT_SLOTS_LOG2)
 
 /*
- * The recent buckets as three arrays, so that a lookup reads one line:
- * each bucket's 16 tags (the top 16 bits of its entries' checks, 32
- * bytes, two buckets a line), compared at once; the checks themselves
- * (two lines a bucket) are read only when a tag matches (16 * 2^-16 per
- * word) and written one per word; each bucket's count (4 KiB, which stay
- * in the cache) says which entry the next word overwrites.
+ * The recent buckets as two arrays, so that a word reads one line and
+ * writes two: each bucket's 15 tags (the top 16 bits of its entries'
+ * checks) and, in the 16th place, its count (which entry the next word
+ * overwrites), 32 bytes, two buckets a line, compared at once; the
+ * checks themselves (two lines a bucket, the 16th entry unused) are read
+ * only when a tag matches (15 * 2^-16 per word) and written one per
+ * word.  The count lives beside the tags, not in an array of its own:
+ * 4 KiB of counts were 64 lines that every word wrote, so two threads
+ * drawing at once bounced them between their cores (2-3 times slower a
+ * word, review of round four, 3).
  *
  * What a table holds for a word is its check, not its digest d: the
  * entries of a bucket share d's top 12 bits, and those of a point slot
@@ -57,14 +61,14 @@
  * is told not to watch the two functions that touch tags (their races
  * are this design, not a bug), and every other access stays atomic.
  */
+#define RDRAND_RECENT_COUNT RDRAND_RECENT_WAYS /* the count's place */
 struct rdrand_seen {
-    _Alignas(64) uint16_t tag[RDRAND_RECENT_BUCKETS][RDRAND_RECENT_WAYS];
-    _Alignas(
-        64) _Atomic uint64_t check[RDRAND_RECENT_BUCKETS][RDRAND_RECENT_WAYS];
-    _Atomic uint8_t next[RDRAND_RECENT_BUCKETS];
+    _Alignas(64) uint16_t tag[RDRAND_RECENT_BUCKETS][RDRAND_RECENT_WAYS + 1];
+    _Alignas(64) _Atomic uint64_t
+        check[RDRAND_RECENT_BUCKETS][RDRAND_RECENT_WAYS + 1];
     _Alignas(64) _Atomic uint64_t point[RDRAND_POINT_SLOTS];
 };
-_Static_assert(RDRAND_RECENT_WAYS == 16, "two SSE registers of tags");
+_Static_assert(RDRAND_RECENT_WAYS + 1 == 16, "two SSE registers of tags");
 
 /*
  * Only where ThreadSanitizer is on: elsewhere the attribute would keep
@@ -78,16 +82,18 @@ _Static_assert(RDRAND_RECENT_WAYS == 16, "two SSE registers of tags");
 #define RDRAND_SEEN_RACY
 #endif
 
-/* Whether check c's tag is one of bucket b's 16, all compared at once. */
+/* Whether check c's tag is one of bucket b's 15, all compared at once. */
 RDRAND_SEEN_RACY static inline int rdrand_seen_tagged(struct rdrand_seen *t,
                                                       size_t b, uint64_t c)
 {
     const __m128i *tag = (const __m128i *)t->tag[b];
     __m128i want = _mm_set1_epi16((short)(c >> 48));
 
-    return _mm_movemask_epi8(
-               _mm_or_si128(_mm_cmpeq_epi16(_mm_load_si128(tag), want),
-                            _mm_cmpeq_epi16(_mm_load_si128(tag + 1), want)))
+    /* the count's two bytes (30 and 31) are no tag */
+    return (_mm_movemask_epi8(
+                _mm_or_si128(_mm_cmpeq_epi16(_mm_load_si128(tag), want),
+                             _mm_cmpeq_epi16(_mm_load_si128(tag + 1), want)))
+            & 0x3fffffff)
            != 0;
 }
 
@@ -102,12 +108,21 @@ static inline unsigned int rdrand_seen_holds(struct rdrand_seen *t, size_t b,
     return hit;
 }
 
-/* Check c into bucket b's oldest entry (number i), its tag beside it. */
-RDRAND_SEEN_RACY static inline void
-rdrand_seen_enter(struct rdrand_seen *t, size_t b, unsigned int i, uint64_t c)
+/*
+ * Check c into bucket b's oldest entry, its tag beside it, the count on.
+ * A count out of range (another process of the tree may write anything
+ * there) starts the bucket over, never writes outside it.
+ */
+RDRAND_SEEN_RACY static inline void rdrand_seen_enter(struct rdrand_seen *t,
+                                                      size_t b, uint64_t c)
 {
+    unsigned int i = t->tag[b][RDRAND_RECENT_COUNT];
+
+    i = i < RDRAND_RECENT_WAYS ? i : 0;
     atomic_store_explicit(&t->check[b][i], c, memory_order_relaxed);
     t->tag[b][i] = (uint16_t)(c >> 48);
+    t->tag[b][RDRAND_RECENT_COUNT] =
+        (uint16_t)(i + 1 < RDRAND_RECENT_WAYS ? i + 1 : 0);
 }
 
 /* What rdrand_seen_step found a word in. */
@@ -129,14 +144,11 @@ static inline unsigned int rdrand_seen_step(struct rdrand_seen *t, uint64_t d,
                                             uint64_t c)
 {
     size_t b = d >> (64 - RDRAND_RECENT_BUCKETS_LOG2);
-    unsigned int next = atomic_load_explicit(&t->next[b], memory_order_relaxed);
     unsigned int seen = 0;
 
     if (rdrand_seen_tagged(t, b, c))
         seen = rdrand_seen_holds(t, b, c) * RDRAND_SEEN_RECENT;
-    rdrand_seen_enter(t, b, next % RDRAND_RECENT_WAYS, c);
-    atomic_store_explicit(&t->next[b], (uint8_t)(next + 1),
-                          memory_order_relaxed);
+    rdrand_seen_enter(t, b, c);
     if ((d & RDRAND_POINT_MASK) == 0) {
         _Atomic uint64_t *slot = &t->point[d >> 8 & (RDRAND_POINT_SLOTS - 1)];
 
@@ -148,20 +160,23 @@ static inline unsigned int rdrand_seen_step(struct rdrand_seen *t, uint64_t d,
 }
 
 /*
- * The process's tables and digest key: *tables and key[2] for a thread's
- * test state at its first self-test whose sample passes the sample rules;
- * its words (never delivered) set the key if no thread has yet.  Every
- * thread digests under the one key, so their digests meet in the tables.
+ * The process's tables and digest key, for a thread's test state at its
+ * first self-test: the key the load took from the OS; if the OS gave
+ * none, from the first sample that passes the sample rules (sample_ok,
+ * the caller's judgement of words[0..n)), and NULL until there is one.
+ * Every thread, and every process forked after the load, digests under
+ * the one key, so their digests meet in the tables.
  */
 struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
-                                        size_t n);
+                                        size_t n, int sample_ok);
 
 /*
  * Make the tables' shared mapping if it is not made yet (the load does,
  * before a server forks): 0 if the tables are shared with fork()ed
- * descendants, else the errno of the mmap that failed (they are then
- * the process's own, and the load warns).
+ * descendants, else the errno of the mmap that failed; then *own says
+ * whether tables of the process's own could be made instead (if not,
+ * threads have none, and only the repetition test compares words).
  */
-int rdrand_seen_share(void);
+int rdrand_seen_share(int *own);
 
 #endif

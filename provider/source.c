@@ -91,18 +91,23 @@ int rdrand_source_selftest(void)
 
     rdrand_wipe_at_exit();
     /*
-     * The thread's first sample that passes the sample rules: its tests
-     * join the tree's tables of words seen under the process's key (set
-     * from such a sample only, seen.c) and continue the windows an
-     * exited thread left (handover.c).  Before it, the thread's state is
-     * keyed from its own failing sample, and nothing is delivered.
+     * The thread's first self-test joins the tree's tables of words seen
+     * under the process's key (seen.c) before its sample is judged, so a
+     * sample that repeats a word the tree drew is a repeat, a proof; and
+     * it continues the windows an exited thread left (handover.c).  Only
+     * where the load got no key from the OS does the thread wait for a
+     * sample that passes the sample rules, keyed from its own until then.
      */
-    if (reason == RDRAND_R_OK && rdrand_thread_health.seen == NULL
-        && rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS)) {
-        rdrand_thread_health.seen = rdrand_seen_process(
-            rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS);
-        rdrand_thread_health.keyed = 1;
-        rdrand_handover_take(&rdrand_thread_health);
+    if (reason == RDRAND_R_OK && rdrand_thread_health.seen == NULL) {
+        struct rdrand_seen *seen = rdrand_seen_process(
+            rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS,
+            rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS));
+
+        if (seen != NULL) {
+            rdrand_thread_health.seen = seen;
+            rdrand_thread_health.keyed = 1;
+            rdrand_handover_take(&rdrand_thread_health);
+        }
     }
     if (reason == RDRAND_R_OK)
         reason = rdrand_health_selftest(&rdrand_thread_health, words,

@@ -408,13 +408,13 @@ static void test_bias_across_threads(void **state)
 }
 
 /*
- * The process key comes only from a sample that passed (review of round
- * three, D2).  The load's sample repeats its first two words at its end
- * (w0 == w63, w1 == w62): it fails, and the key taken from it was
- * {1, 1} before, under which a digest is the word itself, so the
- * long-cycle table and the history held delivered words in plain.  Now
- * the recovery's sample sets the key: after 512 served 48-byte requests
- * no delivered word is in the table or the thread's history.
+ * The process key is the OS's, from the load (review of round four, 2),
+ * never the CPU's: a load whose sample repeats its first two words at its
+ * end (w0 == w63, w1 == w62) gave the key {1, 1} in round three (D2),
+ * under which a digest is the word itself.  Now that sample is a repeat
+ * in the tree's tables, a permanent verdict at load, and the key is not
+ * {1, 1}.  And over a clean stream, after 512 served 48-byte requests,
+ * no delivered word is in the tables or the thread's last digest.
  */
 static uint64_t weak_then_good(size_t i)
 {
@@ -423,6 +423,11 @@ static uint64_t weak_then_good(size_t i)
     if (i == SELFTEST - 2)
         return good_word(30, 1);
     return good_word(30, i);
+}
+
+static uint64_t all_good(size_t i)
+{
+    return good_word(31, i);
 }
 
 static int compare_words(const void *a, const void *b)
@@ -438,7 +443,7 @@ static int delivered(const uint64_t *out, uint64_t w)
     return bsearch(&w, out, 512 * 6, sizeof(w), compare_words) != NULL;
 }
 
-static void test_key_from_passing_sample(void **state)
+static void test_key_from_the_os(void **state)
 {
     static uint64_t out[512 * 6];
     struct session s;
@@ -449,11 +454,18 @@ static void test_key_from_passing_sample(void **state)
 
     (void)state;
     sim_words("", 40000, weak_then_good);
-    assert_int_equal(session_up(&s), 1); /* its self-test fails: a trip */
+    assert_int_equal(session_up(&s), 1); /* its self-test fails: a repeat */
+    assert_int_equal(request(&s, (unsigned char *)out, 48), 0);
+    table = rdrand_seen_process(key, dummy, SELFTEST, 0); /* the key set */
+    assert_non_null(table);
+    assert_false(key[0] == 1 || key[1] == 1);
+    session_down(&s);
+
+    sim_words("", 40000, all_good);
+    assert_int_equal(session_up(&s), 1);
     for (size_t i = 0; i < 512; i++)
         assert_int_equal(request(&s, (unsigned char *)(out + 6 * i), 48), 1);
-    table = rdrand_seen_process(key, dummy, SELFTEST); /* the key set */
-    assert_true(key[0] > 1 && key[1] > 1);
+    table = rdrand_seen_process(key, dummy, SELFTEST, 0);
     h = rdrand_source_health();
     assert_ptr_equal(h->seen, table);
     /* No entry of the tables, nor the last digest, is a delivered word. */
@@ -543,7 +555,7 @@ static void test_fault_makes_other_libctx_selftest(void **state)
     session_down(&one);
 }
 
-#define CYCLE40 40 /* longer than K = 32: the short-cycle test misses it */
+#define CYCLE40 40 /* longer than the 32-word history of round three */
 
 static uint64_t good_then_cycle40(size_t i)
 {
@@ -552,9 +564,10 @@ static uint64_t good_then_cycle40(size_t i)
 }
 
 /*
- * A cycle of 40 that one library context trips on (the APT, in time);
- * another on the same thread must not go on serving it.  Today it served
- * 63 more 48-byte requests.
+ * A cycle of 40 that one library context trips on (the recent-words
+ * test now, the APT in time in round two); another on the same thread
+ * must not go on serving it.  In round two it served 63 more 48-byte
+ * requests.
  */
 static void test_trip_stops_other_libctx(void **state)
 {
@@ -641,7 +654,7 @@ int main(void)
         cmocka_unit_test(test_transient_bias_clears),
         cmocka_unit_test(test_cycle_across_threads),
         cmocka_unit_test(test_bias_across_threads),
-        cmocka_unit_test(test_key_from_passing_sample),
+        cmocka_unit_test(test_key_from_the_os),
         cmocka_unit_test(test_coco_fault_fails_every_libctx),
         cmocka_unit_test(test_fault_makes_other_libctx_selftest),
         cmocka_unit_test(test_trip_stops_other_libctx),
