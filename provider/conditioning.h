@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prov.h" /* struct rdrand_cond_key: an instance holds it */
+#include "aes.h"
 
 struct rdrand_health; /* health.h: SSE2 intrinsics, not for every file */
 
@@ -22,19 +22,8 @@ struct rdrand_health; /* health.h: SSE2 intrinsics, not for every file */
 #define RDRAND_COND_WORDS ((size_t)2 * RDRAND_COND_SAMPLES)
 /* Raw words drawn (and MACed, then wiped) at a time, on the stack. */
 #define RDRAND_COND_CHUNK_WORDS 64
-/* The key: AES-128, drawn from RDRAND at load. */
-#define RDRAND_COND_KEY_BYTES 16
-
-/* 1 if CPUID (through hw.h) reports AES-NI: leaf 1 ECX bit 25. */
-int rdrand_cond_aesni(void);
-
-/*
- * Expand key into k (AES-NI: only after rdrand_cond_aesni() said 1).
- * The caller wipes key; rdrand_cond_forget wipes k.
- */
-void rdrand_cond_set_key(struct rdrand_cond_key *k,
-                         const unsigned char key[RDRAND_COND_KEY_BYTES]);
-void rdrand_cond_forget(struct rdrand_cond_key *k);
+/* The key: AES-128 (aes.h), drawn from RDRAND at load. */
+#define RDRAND_COND_KEY_BYTES RDRAND_AES_KEY_BYTES
 
 /*
  * CBC-MAC chaining: for each 16-byte block b of in (len a multiple of
@@ -42,7 +31,7 @@ void rdrand_cond_forget(struct rdrand_cond_key *k);
  * whole message is the last block of its AES-128-CBC encryption with a
  * zero IV.
  */
-void rdrand_cond_mac(const struct rdrand_cond_key *k,
+void rdrand_cond_mac(const struct rdrand_aes_key *k,
                      unsigned char mac[RDRAND_COND_BLOCK],
                      const unsigned char *in, size_t len);
 
@@ -53,7 +42,7 @@ void rdrand_cond_mac(const struct rdrand_cond_key *k,
  * RDRAND_R_OK and counts the blocks delivered (conditioned-blocks), or
  * the draw's reason with out wiped and nothing counted but the words.
  */
-int rdrand_cond_fill(const struct rdrand_cond_key *k, struct rdrand_health *h,
+int rdrand_cond_fill(const struct rdrand_aes_key *k, struct rdrand_health *h,
                      unsigned char *out, size_t len);
 
 #endif

@@ -41,7 +41,7 @@ void rdrand_cond_init(struct rdrand_prov *prov)
     if (prov->config.conditioning != RDRAND_CONDITIONING_REDUCE512
         || rdrand_fault_refused(prov) || !prov->rdrand_available)
         return; /* no RDRAND: every request says so already */
-    if (!rdrand_cond_aesni()) {
+    if (!rdrand_aes_present()) {
         rdrand_cond_refuse(prov, RDRAND_R_NO_AESNI,
                            "conditioning = reduce512 refused at load (no "
                            "AES-NI); conditioning = none works here",
@@ -64,7 +64,7 @@ void rdrand_cond_init(struct rdrand_prov *prov)
     }
     reason = rdrand_draw(rdrand_source_health(), key, sizeof(key));
     if (reason == RDRAND_R_OK)
-        rdrand_cond_set_key(&prov->cond_key, key);
+        rdrand_aes_set_key(&prov->cond_key, key);
     OPENSSL_cleanse(key, sizeof(key));
     if (reason == RDRAND_R_OK)
         return;

@@ -51,20 +51,46 @@ rdrand_draw_unchecked(unsigned char *out, size_t len, struct rdrand_tally *t)
  * "What it costs").  A request that passes executes exactly the RDRANDs
  * it needs: the next one is issued only when another word is needed.  One
  * that trips a test has executed at most one word more, counted (and its
- * CF=0, if any) and never delivered.  A CF=0 stops the drawing at once;
- * the reason is that of the first bad word in stream order.
+ * CF=0, if any) and never delivered; where the tables of words seen find
+ * the bad word, up to RDRAND_SEEN_LAG + 1 more, since a word's lookup
+ * waits that many words for its lines (seen.h).  A CF=0 stops the drawing
+ * at once; the reason is that of the first bad word in stream order
+ * (rdrand_draw_trip).
  *
  * This is rdrand_health_verdict() (health.h, which the self-test and the
  * recovery use) reshaped, on the same steps; test_draw checks that both
- * leave the same state and reason.  The tests' state lives in locals for
- * the request (out may alias anything, so through h it would be reloaded
- * after every copy, and a copy on the stack would be loaded and stored
- * every word), the APT counts and reference in SSE registers, and the
- * tests' findings are judged by one branch per word.  The words seen
- * are the process tree's (seen.h).  What is left costs by its
+ * leave the same state and reason (after a repeat the tables found late,
+ * the reason: the verdict is permanent, and the state is not used again).  The
+ * tests' state lives in locals for the request (out may alias anything, so
+ * through h it would be reloaded after every copy, and a copy on the stack
+ * would be loaded and stored every word), the APT counts and reference in SSE
+ * registers, and the tests' findings are judged by one branch per word.  The
+ * words seen are the process tree's (seen.h).  What is left costs by its
  * instruction count more than by its dependencies: docs/performance.md.
  */
-__attribute__((noinline)) static int
+/*
+ * The verdict of a request whose current word failed a test: the first
+ * bad word's, in stream order.  The words still waiting for their seen
+ * step are stepped: one found before the current word is the bad one;
+ * else the current word is, with its own seen step's finding.
+ */
+static inline unsigned int rdrand_draw_trip(struct rdrand_health_scalars *c,
+                                            struct rdrand_seen *seen,
+                                            struct rdrand_seen_lag *lag,
+                                            struct rdrand_health_findings *f,
+                                            uint64_t word)
+{
+    if (seen != NULL) {
+        unsigned int found = rdrand_seen_drain(seen, lag);
+
+        if (found != 0 && lag->out != lag->in)
+            return rdrand_health_seen_verdict(found);
+        f->seen |= found;
+    }
+    return rdrand_health_failed(c, f, word);
+}
+
+__attribute__((noinline)) RDRAND_AESNI static int
 rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
                     struct rdrand_tally *t)
 {
@@ -76,6 +102,8 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
     uint64_t fresh = 0, tail = 0, word = 0, next = 0, executed = 0;
     /* The word's check: a local of this frame (the wipe covers it). */
     uint64_t check = 0;
+    /* Digests and checks waiting for their seen step (seen.h). */
+    struct rdrand_seen_lag lag = {{0}, {0}, 0, 0};
     unsigned int verdict = 0;
     size_t done = 0, drawn = 0, whole = len - len % sizeof(word);
     /* Words to draw: one per 8 bytes, and the references on the way. */
@@ -97,8 +125,21 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
         word = next;
         ok = ++drawn < total && (++executed, rdrand_hw_rdrand64(&fresh));
         next = fresh;
-        d = rdrand_health_digest(c.key, word, &check);
-        rdrand_health_seen_step(&f, seen, &c, d, check);
+        d = rdrand_health_digest(h, c.key, word, &check);
+        f.repeat = rdrand_health_repeat(&c, d);
+        if (seen != NULL) {
+            /*
+             * The word waits for its lines (seen.h); one that waited
+             * long enough is found there: drawn before this one, it is
+             * the first bad one.
+             */
+            unsigned int earlier = rdrand_seen_lagged(seen, &lag, d, check);
+
+            if (earlier != 0) {
+                verdict = rdrand_health_seen_verdict(earlier);
+                break;
+            }
+        }
 
         f.stuck = rdrand_health_block_step(&c, word);
 
@@ -116,7 +157,7 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
         f.biased = rdrand_health_group_step(h, &c, word);
 
         if (rdrand_health_any(&f, word)) {
-            verdict = rdrand_health_failed(&c, &f, word);
+            verdict = rdrand_draw_trip(&c, seen, &lag, &f, word);
             break;
         }
         if (reference)
@@ -129,6 +170,8 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
             done = len;
         }
     }
+    if (verdict == 0 && seen != NULL) /* the words still waiting */
+        verdict = rdrand_health_seen_verdict(rdrand_seen_drain(seen, &lag));
     if (verdict == 0 && done == len && len > whole)
         memcpy(out + whole, &tail, len - whole);
     t->executed = executed;
@@ -190,11 +233,11 @@ rdrand_wipe_draw_frame(void)
  * the CPU's RNG is defective, and retrying would only hide that.  (Linux
  * does not go this far: its no-retry patch was not merged, and mainline
  * still tries each word 10 times; docs/operations.md.)  So the first bad
- * word, by carry flag or by health test, ends the request: it is judged
- * before anything is copied out, at most the one word already requested
- * after it is drawn (never delivered), everything already written is
- * wiped, and the caller delivers nothing.  A partial seed is never handed
- * out.
+ * word, by carry flag or by health test, ends the request: whatever was
+ * drawn after it (never delivered: one word, or up to RDRAND_SEEN_LAG + 1
+ * for a repeat found in the tables) is counted, everything already
+ * written is wiped, and the caller delivers nothing.  A partial seed is never
+ * handed out.
  */
 int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len)
 {
@@ -203,6 +246,12 @@ int rdrand_draw(struct rdrand_health *h, unsigned char *out, size_t len)
                            : rdrand_draw_unchecked(out, len, &t);
 
     rdrand_wipe_draw_frame();
+    /*
+     * And the XMM registers, where the loop kept words (the APT's) and
+     * digests: a signal frame or a lazy-binding trampoline would copy
+     * them to the stack (aes.h).
+     */
+    RDRAND_CLEAR_XMM();
     rdrand_counter_add(RDRAND_CTR_RDRAND_WORDS, t.executed);
     if (t.failed)
         rdrand_counter_add(RDRAND_CTR_RDRAND_FAILURES, 1);

@@ -20,6 +20,8 @@
  */
 #include "health.h"
 
+#include <openssl/crypto.h>
+
 #include "errors.h"
 #include <string.h>
 
@@ -34,6 +36,22 @@
 void rdrand_health_init(struct rdrand_health *h)
 {
     *h = (struct rdrand_health){0};
+}
+
+void rdrand_health_set_key(struct rdrand_health *h, const uint64_t key[2],
+                           int aes)
+{
+    h->s.key[0] = key[0];
+    h->s.key[1] = key[1];
+    rdrand_aes_forget(&h->digest);
+    if (aes) {
+        unsigned char k[RDRAND_AES_KEY_BYTES];
+
+        memcpy(k, key, sizeof(k));
+        rdrand_aes_set_key(&h->digest, k);
+        OPENSSL_cleanse(k, sizeof(k));
+    }
+    h->keyed = 1;
 }
 
 /*

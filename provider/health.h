@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include <emmintrin.h>
+#include <wmmintrin.h>
 
+#include "aes.h"
 #include "seen.h"
 
 /* Adaptive proportion test: window and cutoff per byte lane. */
@@ -41,7 +43,7 @@
  * memory").
  */
 struct rdrand_health_scalars {
-    uint64_t key[2];              /* digest key, never delivered */
+    uint64_t key[2];              /* digest key (rdrand_health_set_key) */
     uint64_t last;                /* the digest of the last word */
     uint64_t bits_zero, bits_one; /* bits seen 0, seen 1 in this block */
     uint64_t apt_reference; /* a word never delivered: 8 lane references */
@@ -63,6 +65,8 @@ struct rdrand_health {
      * (plane i: bit i of each count); touched once per group.
      */
     uint64_t ones[RDRAND_BIT_PLANES];
+    /* The digest's AES key, from key (ready: AES-NI digests). */
+    struct rdrand_aes_key digest;
     int keyed; /* key set (the first self-test of this stream) */
     int warm;  /* a self-test passed into this state */
     /*
@@ -107,17 +111,46 @@ static inline uint64_t rdrand_health_fold(uint64_t a, uint64_t b)
 }
 
 /*
- * A keyed digest of a word, two folded multiplications: the repetition
- * test compares digests, so no delivered word is kept.  Each fold maps
- * 128 bits to 64, so it is not a permutation that the key would undo;
- * it is no proven one-way function either (docs/health-tests.md).  Equal
- * words give equal digests; distinct ones collide with probability about
- * 2^-64.  It costs a few instructions, which the test budget needs.
- * *check is what the tables of seen.h hold for the word: the low half of
+ * The keyed digest of a word, and its check: what the tests compare
+ * instead of words, so that no delivered word is kept.  d is what the
+ * repetition test compares and what picks a word's bucket and point
+ * slot (seen.h); the check is what the tables hold.  Equal words give
+ * equal digests and checks; distinct ones collide with probability
+ * about 2^-64.
+ *
+ * The tables are shared with every fork()ed process of the tree, and
+ * every process of it holds the key: the check must not give the word
+ * back to one of them (a child that dropped its privileges reading its
+ * siblings' seeds).  So, where the CPU has AES-NI, the digest is
+ * Matyas-Meyer-Oseas over AES-128 under the key, E_k(w) ^ w, a one-way
+ * function even to whoever holds k: a word from its check takes 2^64
+ * AES evaluations (docs/health-tests.md, "What the shared tables
+ * give away").  d is the low half, the check the high half.  Where the
+ * CPU has no AES-NI, two folded multiplications: invertible in about
+ * 2^32 steps by a holder of the key, so the tables are then the
+ * process's own, never shared (seen.c).
+ */
+RDRAND_AESNI static inline uint64_t
+rdrand_health_digest_aes(const struct rdrand_aes_key *k, uint64_t w,
+                         uint64_t *check)
+{
+    const __m128i *rk = (const __m128i *)(const void *)k->round;
+    __m128i x = _mm_cvtsi64_si128((long long)w);
+    __m128i e = _mm_xor_si128(x, _mm_load_si128(rk));
+
+    for (int r = 1; r < 10; r++)
+        e = _mm_aesenc_si128(e, _mm_load_si128(rk + r));
+    e = _mm_xor_si128(_mm_aesenclast_si128(e, _mm_load_si128(rk + 10)), x);
+    *check = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(e, e));
+    return (uint64_t)_mm_cvtsi128_si64(e);
+}
+
+/*
+ * Without AES-NI: two folded multiplications; *check is the low half of
  * the last product, one-to-one with the last fold's input.
  */
-static inline uint64_t rdrand_health_digest(const uint64_t key[2], uint64_t w,
-                                            uint64_t *check)
+static inline uint64_t rdrand_health_digest_mul(const uint64_t key[2],
+                                                uint64_t w, uint64_t *check)
 {
     uint64_t inner = rdrand_health_fold(w ^ key[0], key[1] | 1) ^ key[1];
     unsigned __int128 p = (unsigned __int128)inner * (key[0] | 1);
@@ -125,6 +158,23 @@ static inline uint64_t rdrand_health_digest(const uint64_t key[2], uint64_t w,
     *check = (uint64_t)p;
     return (uint64_t)(p >> 64) ^ (uint64_t)p;
 }
+
+/* The digest and check of w under h's key (h->s.key, or c's copy). */
+RDRAND_AESNI static inline uint64_t
+rdrand_health_digest(const struct rdrand_health *h, const uint64_t key[2],
+                     uint64_t w, uint64_t *check)
+{
+    if (h->digest.ready)
+        return rdrand_health_digest_aes(&h->digest, w, check);
+    return rdrand_health_digest_mul(key, w, check);
+}
+
+/*
+ * Key h's digest: key[0..1] is the AES key where aes (the CPU has AES-NI,
+ * and the process's tables use it), else the multiplications'.
+ */
+void rdrand_health_set_key(struct rdrand_health *h, const uint64_t key[2],
+                           int aes);
 
 /*
  * At the end of each group of 8 words: add its counts (three planes) and
@@ -201,13 +251,21 @@ struct rdrand_health_findings {
  * not inline, each call deeper than the draw loop's own saves its
  * arguments below the frame the draw wipes (draw.c).
  */
+static inline uint64_t rdrand_health_repeat(struct rdrand_health_scalars *c,
+                                            uint64_t d)
+{
+    uint64_t repeat = d == c->last;
+
+    c->last = d;
+    return repeat;
+}
+
 static inline void rdrand_health_seen_step(struct rdrand_health_findings *f,
                                            struct rdrand_seen *seen,
                                            struct rdrand_health_scalars *c,
                                            uint64_t d, uint64_t check)
 {
-    f->repeat = d == c->last;
-    c->last = d;
+    f->repeat = rdrand_health_repeat(c, d);
     if (seen != NULL)
         f->seen = rdrand_seen_step(seen, d, check);
 }
@@ -219,6 +277,14 @@ static inline int rdrand_health_any(const struct rdrand_health_findings *f,
 {
     return (f->stuck | f->over | f->biased | f->repeat | f->seen | (w + 1 <= 1))
            != 0;
+}
+
+/* The verdict bits of a word found in the tables (RDRAND_SEEN_* bits). */
+static inline unsigned int rdrand_health_seen_verdict(uint64_t seen)
+{
+    return (unsigned int)((seen & RDRAND_SEEN_RECENT) != 0) * RDRAND_FAIL_CYCLE
+           | (unsigned int)((seen & RDRAND_SEEN_POINT) != 0)
+                 * RDRAND_FAIL_LONG_CYCLE;
 }
 
 /*
@@ -234,13 +300,10 @@ rdrand_health_failed(struct rdrand_health_scalars *c,
     return (unsigned int)(w == 0) * RDRAND_FAIL_ZERO
            | (unsigned int)(w == ~(uint64_t)0) * RDRAND_FAIL_ONES
            | (unsigned int)(f->repeat != 0) * RDRAND_FAIL_REPEAT
-           | (unsigned int)((f->seen & RDRAND_SEEN_RECENT) != 0)
-                 * RDRAND_FAIL_CYCLE
+           | rdrand_health_seen_verdict(f->seen)
            | (unsigned int)(f->stuck != 0) * RDRAND_FAIL_STUCK_BIT
            | (unsigned int)(f->over != 0) * RDRAND_FAIL_APT
-           | (unsigned int)(f->biased != 0) * RDRAND_FAIL_BIASED_BIT
-           | (unsigned int)((f->seen & RDRAND_SEEN_POINT) != 0)
-                 * RDRAND_FAIL_LONG_CYCLE;
+           | (unsigned int)(f->biased != 0) * RDRAND_FAIL_BIASED_BIT;
 }
 
 /*
@@ -253,12 +316,12 @@ rdrand_health_failed(struct rdrand_health_scalars *c,
  * distinguished point (2^-8) and
  * on a failure.
  */
-static inline unsigned int
+RDRAND_AESNI static inline unsigned int
 rdrand_health_verdict(struct rdrand_health *h, struct rdrand_health_scalars *c,
                       uint64_t w)
 {
     struct rdrand_health_findings f = {0};
-    uint64_t check, d = rdrand_health_digest(c->key, w, &check);
+    uint64_t check, d = rdrand_health_digest(h, c->key, w, &check);
 
     rdrand_health_seen_step(&f, h->seen, c, d, check);
 

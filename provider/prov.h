@@ -9,6 +9,7 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
+#include "aes.h" /* struct rdrand_aes_key: an instance holds one */
 #include "fault.h"
 
 /*
@@ -52,12 +53,6 @@ struct rdrand_cpu_info {
  * the unit test checks). */
 #define RDRAND_CPU_ERRATA_LEN 64
 
-/* conditioning = reduce512 (conditioning.c). */
-/* The expanded AES-128 key: 11 round keys; ready once it holds a key. */
-struct rdrand_cond_key {
-    _Alignas(16) unsigned char round[11][16];
-    int ready;
-};
 enum rdrand_warn_mode {
     RDRAND_WARN_SYSLOG,
     RDRAND_WARN_STDERR,
@@ -122,7 +117,7 @@ struct rdrand_prov {
     char cpu_errata[RDRAND_CPU_ERRATA_LEN];
 
     /* conditioning = reduce512: the CBC-MAC key, drawn at load. */
-    struct rdrand_cond_key cond_key;
+    struct rdrand_aes_key cond_key; /* conditioning = reduce512 */
 
     /* Whether a request may be served: fault.c's alone. */
     struct rdrand_fault fault;

@@ -43,7 +43,7 @@ static void rdrand_teardown(void *provctx)
     struct rdrand_prov *prov = provctx;
 
     rdrand_status_unloaded(prov);
-    rdrand_cond_forget(&prov->cond_key); /* the expanded key, explicitly */
+    rdrand_aes_forget(&prov->cond_key); /* the expanded key, explicitly */
     OPENSSL_clear_free(prov, sizeof(*prov));
 }
 
@@ -316,6 +316,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 {
     struct rdrand_prov *prov;
     int reason, own;
+    enum rdrand_seen_unshared unshared;
 
     rdrand_fault_join_copies();
     if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
@@ -360,19 +361,27 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
      * Tables the process's own: a degraded test, said at every load (a
      * seccomp filter refusing a shared mapping, say).
      */
-    if (prov->rdrand_available && (reason = rdrand_seen_share(&own)) != 0)
-        rdrand_warn(prov,
-                    "the health tests' tables of words seen could not be "
-                    "shared with fork()ed processes (mmap: %s): %s; allow "
-                    "mmap(MAP_SHARED | MAP_ANONYMOUS) of 1,152 KiB in the "
-                    "process's seccomp filter and memory limit, or set "
-                    "mix = os",
-                    strerror(reason),
-                    own ? "each process compares RDRAND's words with its own "
-                          "only, so a CPU that repeats across children "
-                          "forked per request is not caught"
-                        : "nor could tables of the process's own be made, so "
-                          "each word is compared with the one before only");
+    if (prov->rdrand_available
+        && (unshared = rdrand_seen_share(&own, &reason)) != RDRAND_SEEN_SHARED)
+        rdrand_warn(
+            prov,
+            "the health tests' tables of words seen could not be shared "
+            "with fork()ed processes (%s): %s; %s, or set mix = os",
+            unshared == RDRAND_SEEN_NO_AESNI
+                ? "the CPU reports no AES-NI, and without it the "
+                  "tables would give each process of the tree its "
+                  "siblings' words"
+                : strerror(reason),
+            own ? "each process compares RDRAND's words with its own "
+                  "only, so a CPU that repeats across children "
+                  "forked per request is not caught"
+                : "nor could tables of the process's own be made, so "
+                  "each word is compared with the one before only",
+            unshared == RDRAND_SEEN_NO_AESNI
+                ? "enable AES-NI (the BIOS, or the VM's CPU model)"
+                : "allow mmap(MAP_SHARED | MAP_ANONYMOUS) of 1,152 "
+                  "KiB in the process's seccomp filter and memory "
+                  "limit");
     /* Requests only raise no_rdrand: warn once, here (a CoCo guest did). */
     if (!prov->rdrand_available && !prov->fault.coco_enforced)
         rdrand_warn(prov,

@@ -10,6 +10,7 @@
 
 #include <openssl/crypto.h>
 
+#include "aes.h"
 #include "seams.h"
 
 /*
@@ -35,10 +36,10 @@
  * cycles"); the request holding the repeated word fails, and the verdict
  * (fault.c) is permanent at once.
  *
- * Cost.  Per word: the check (the low half of the digest's last
- * product), the bucket's 32 bytes of tags and count read and compared,
- * one entry, its tag and the count written, a branch for the point
- * (docs/performance.md).  Memory: 1,152 KiB of address space (128 KiB of
+ * Cost.  Per word: the bucket's 32 bytes of tags and count read and
+ * compared, one entry, its tag and the count written, a branch for the
+ * point, the lines asked for RDRAND_SEEN_LAG words ahead (seen.h;
+ * docs/performance.md).  Memory: 1,152 KiB of address space (128 KiB of
  * tags and counts, 512 KiB of checks, 512 KiB of points;
  * docs/health-tests.md, "What stays in memory"), touched only as words
  * fall into it, once per process tree.
@@ -50,10 +51,11 @@
  * twice was served child after child (issue 31).  So the tables live in
  * a MAP_SHARED anonymous mapping, made once, at the first load (before
  * a server forks): every process forked from it afterwards, and their
- * children, meet in the one mapping, as threads do.  A process that loads the
- * module after forking, or execs, has its own.  Excluded from core dumps
- * (MADV_DONTDUMP): it holds checks of delivered words.  Should the
- * mapping fail (a seccomp filter refusing mmap), the tables are the
+ * children, meet in the one mapping, as threads do.  Only where the
+ * digest is AES's, one-way to whoever holds the key (rdrand_seen_map).  A
+ * process that loads the module after forking, or execs, has its own.  Excluded
+ * from core dumps (MADV_DONTDUMP): it holds checks of delivered words.  Should
+ * the mapping fail (a seccomp filter refusing mmap), the tables are the
  * process's own: forked children are then not compared with one another,
  * and the load warns (provider.c).
  *
@@ -78,6 +80,8 @@ static _Atomic uint64_t rdrand_process_key[2];
 
 /* Why the mapping failed (an errno), 0 if it did not or was not tried. */
 static int rdrand_seen_map_errno;
+/* Whether the digest is AES's (one-way), decided once, at the mapping. */
+static int rdrand_seen_aes;
 
 static uint64_t rdrand_seen_key_half(int i, uint64_t candidate);
 
@@ -104,29 +108,43 @@ static void rdrand_seen_key_from_os(void)
     OPENSSL_cleanse(k, sizeof(k));
 }
 
+/*
+ * Shared only where the check is one-way (AES-NI, health.h): any process
+ * of the tree holds the key, and the multiplications' checks give a word
+ * back in about 2^32 steps (a forked child recovered a sibling's word in
+ * 221 s: review of round four).  Without AES-NI the tables are the
+ * process's own, as where the shared mapping is refused.
+ */
 static void rdrand_seen_map(void)
 {
-    void *p;
+    void *p = MAP_FAILED;
 
     rdrand_seen_key_from_os();
-    p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
-             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        rdrand_seen_map_errno = errno != 0 ? errno : ENOMEM;
+    rdrand_seen_aes = rdrand_aes_present();
+    if (rdrand_seen_aes) {
+        p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            rdrand_seen_map_errno = errno != 0 ? errno : ENOMEM;
+    }
+    if (p == MAP_FAILED)
         p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    }
     if (p == MAP_FAILED)
         return;
     (void)madvise(p, sizeof(struct rdrand_seen), MADV_DONTDUMP);
     rdrand_seen_table = p;
 }
 
-int rdrand_seen_share(int *own)
+enum rdrand_seen_unshared rdrand_seen_share(int *own, int *map_errno)
 {
     pthread_once(&rdrand_seen_once, rdrand_seen_map);
     *own = rdrand_seen_table != NULL;
-    return rdrand_seen_map_errno;
+    *map_errno = rdrand_seen_map_errno;
+    if (!rdrand_seen_aes)
+        return RDRAND_SEEN_NO_AESNI;
+    return rdrand_seen_map_errno != 0 ? RDRAND_SEEN_NO_MAPPING
+                                      : RDRAND_SEEN_SHARED;
 }
 
 /* The key half i: candidate if it is the first, else the first's. */
@@ -166,10 +184,12 @@ static uint64_t rdrand_seen_mix(uint64_t a, uint64_t b)
  * under which the digest is the word itself, and the table and every
  * history held delivered words in plain (review of round three, D2).
  */
-struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
-                                        size_t n, int sample_ok)
+struct rdrand_seen *rdrand_seen_process(uint64_t key[2], int *aes,
+                                        const uint64_t *words, size_t n,
+                                        int sample_ok)
 {
     pthread_once(&rdrand_seen_once, rdrand_seen_map);
+    *aes = rdrand_seen_aes;
     if (!sample_ok
         && (atomic_load_explicit(&rdrand_process_key[0], memory_order_relaxed)
                 == 0

@@ -49,10 +49,11 @@
  * What a table holds for a word is its check, not its digest d: the
  * entries of a bucket share d's top 12 bits, and those of a point slot
  * 24 of d's bits, so comparing d would leave 52 or 40 bits to collide.
- * The check is the low half of the product d is folded from (health.h),
- * one-to-one with the fold's input: two words have equal checks only if
- * that input collides (2^-64), whatever bits of d they share.  An empty
- * entry holds 0, which a word's check is with probability 2^-64.
+ * The check is the other half of the digest's output (health.h: AES-MMO's
+ * high 64 bits, or without AES-NI the low half of the product d is
+ * folded from): two distinct words have equal checks with probability
+ * 2^-64, whatever bits of d they share.  An empty entry holds 0, which a
+ * word's check is with probability 2^-64.
  *
  * The tags are plain memory, read 16 at once and written 2 bytes at a
  * time while other threads and processes do the same: a tag read torn
@@ -160,23 +161,92 @@ static inline unsigned int rdrand_seen_step(struct rdrand_seen *t, uint64_t d,
 }
 
 /*
+ * The draw loop's words waiting for their seen step.  A word's two lines
+ * are asked for (for writing) when it is drawn, and used RDRAND_SEEN_LAG
+ * words later, by when they have come: where another thread or process
+ * of the tree draws at the same time they are often in its core's cache,
+ * and a lookup at once waited for two transfers a word (two drawers 114-
+ * 122 ns a word each, 50-62 with the lag: docs/performance.md).  The
+ * price: a repeat is found up to RDRAND_SEEN_LAG words after it was
+ * drawn, so a request it fails has executed up to that many words more,
+ * never delivered (draw.c).
+ */
+#define RDRAND_SEEN_LAG 4
+struct rdrand_seen_lag {
+    uint64_t d[RDRAND_SEEN_LAG], check[RDRAND_SEEN_LAG];
+    size_t in, out; /* words put in; words stepped (in - out wait) */
+};
+
+/*
+ * A word (its digest d and check c) in, its lines asked for; out: the
+ * seen step of the word RDRAND_SEEN_LAG before it, if one waits that
+ * long (0 else).
+ */
+static inline unsigned int rdrand_seen_lagged(struct rdrand_seen *t,
+                                              struct rdrand_seen_lag *q,
+                                              uint64_t d, uint64_t c)
+{
+    size_t slot = q->in % RDRAND_SEEN_LAG,
+           b = d >> (64 - RDRAND_RECENT_BUCKETS_LOG2);
+    unsigned int seen = 0;
+
+    if (q->in - q->out == RDRAND_SEEN_LAG) {
+        seen = rdrand_seen_step(t, q->d[slot], q->check[slot]);
+        q->out++;
+    }
+    __builtin_prefetch(t->tag[b], 1, 3);
+    __builtin_prefetch(&t->check[b][0], 1, 3);
+    q->d[slot] = d;
+    q->check[slot] = c;
+    q->in++;
+    return seen;
+}
+
+/*
+ * The seen steps of the words still waiting, in order, up to the first
+ * found in the tables: its RDRAND_SEEN_* bits (q->out is then just past
+ * it), else 0.
+ */
+static inline unsigned int rdrand_seen_drain(struct rdrand_seen *t,
+                                             struct rdrand_seen_lag *q)
+{
+    unsigned int seen = 0;
+
+    while (seen == 0 && q->out < q->in) {
+        size_t slot = q->out++ % RDRAND_SEEN_LAG;
+
+        seen = rdrand_seen_step(t, q->d[slot], q->check[slot]);
+    }
+    return seen;
+}
+
+/*
  * The process's tables and digest key, for a thread's test state at its
  * first self-test: the key the load took from the OS; if the OS gave
  * none, from the first sample that passes the sample rules (sample_ok,
  * the caller's judgement of words[0..n)), and NULL until there is one.
  * Every thread, and every process forked after the load, digests under
- * the one key, so their digests meet in the tables.
+ * the one key, so their digests meet in the tables; *aes says whether
+ * the digest is AES's (health.h), which the tables are shared for.
  */
-struct rdrand_seen *rdrand_seen_process(uint64_t key[2], const uint64_t *words,
-                                        size_t n, int sample_ok);
+struct rdrand_seen *rdrand_seen_process(uint64_t key[2], int *aes,
+                                        const uint64_t *words, size_t n,
+                                        int sample_ok);
+
+/* Why the tables are not shared with fork()ed descendants. */
+enum rdrand_seen_unshared {
+    RDRAND_SEEN_SHARED = 0,
+    RDRAND_SEEN_NO_AESNI,  /* the digest would give the words back */
+    RDRAND_SEEN_NO_MAPPING /* mmap refused: *map_errno says why */
+};
 
 /*
- * Make the tables' shared mapping if it is not made yet (the load does,
- * before a server forks): 0 if the tables are shared with fork()ed
- * descendants, else the errno of the mmap that failed; then *own says
- * whether tables of the process's own could be made instead (if not,
- * threads have none, and only the repetition test compares words).
+ * Make the tables' mapping if it is not made yet (the load does, before
+ * a server forks): RDRAND_SEEN_SHARED if the tables are shared with
+ * fork()ed descendants, else why not; then *own says whether tables of
+ * the process's own could be made instead (if not, threads have none,
+ * and only the repetition test compares words).
  */
-int rdrand_seen_share(int *own);
+enum rdrand_seen_unshared rdrand_seen_share(int *own, int *map_errno);
 
 #endif

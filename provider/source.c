@@ -99,15 +99,18 @@ int rdrand_source_selftest(void)
      * sample that passes the sample rules, keyed from its own until then.
      */
     if (reason == RDRAND_R_OK && rdrand_thread_health.seen == NULL) {
+        uint64_t key[2];
+        int aes;
         struct rdrand_seen *seen = rdrand_seen_process(
-            rdrand_thread_health.s.key, words, RDRAND_SELFTEST_WORDS,
+            key, &aes, words, RDRAND_SELFTEST_WORDS,
             rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS));
 
         if (seen != NULL) {
+            rdrand_health_set_key(&rdrand_thread_health, key, aes);
             rdrand_thread_health.seen = seen;
-            rdrand_thread_health.keyed = 1;
             rdrand_handover_take(&rdrand_thread_health);
         }
+        OPENSSL_cleanse(key, sizeof(key));
     }
     if (reason == RDRAND_R_OK)
         reason = rdrand_health_selftest(&rdrand_thread_health, words,

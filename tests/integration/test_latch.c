@@ -38,6 +38,7 @@
 #include "seen.h"
 #include "sim.h"
 #include "source.h"
+#include "test_key.h"
 
 OSSL_provider_init_fn OSSL_provider_init;
 
@@ -448,6 +449,7 @@ static void test_key_from_the_os(void **state)
     static uint64_t out[512 * 6];
     struct session s;
     uint64_t key[2], dummy[SELFTEST] = {0};
+    int aes;
     const struct rdrand_seen *table;
     const struct rdrand_health *h;
     size_t found = 0;
@@ -456,7 +458,8 @@ static void test_key_from_the_os(void **state)
     sim_words("", 40000, weak_then_good);
     assert_int_equal(session_up(&s), 1); /* its self-test fails: a repeat */
     assert_int_equal(request(&s, (unsigned char *)out, 48), 0);
-    table = rdrand_seen_process(key, dummy, SELFTEST, 0); /* the key set */
+    table =
+        rdrand_seen_process(key, &aes, dummy, SELFTEST, 0); /* the key set */
     assert_non_null(table);
     assert_false(key[0] == 1 || key[1] == 1);
     session_down(&s);
@@ -465,7 +468,7 @@ static void test_key_from_the_os(void **state)
     assert_int_equal(session_up(&s), 1);
     for (size_t i = 0; i < 512; i++)
         assert_int_equal(request(&s, (unsigned char *)(out + 6 * i), 48), 1);
-    table = rdrand_seen_process(key, dummy, SELFTEST, 0);
+    table = rdrand_seen_process(key, &aes, dummy, SELFTEST, 0);
     h = rdrand_source_health();
     assert_ptr_equal(h->seen, table);
     /* No entry of the tables, nor the last digest, is a delivered word. */
@@ -477,6 +480,26 @@ static void test_key_from_the_os(void **state)
         found += delivered(out, atomic_load(&table->point[j]));
     found += delivered(out, h->s.last);
     assert_int_equal(found, 0);
+    /*
+     * What they hold is the one-way check (AES-MMO under the OS's key, as
+     * OpenSSL's AES computes it): every one of the last 3,072 delivered
+     * words' checks is in its bucket (the buckets keep 4,096 words).
+     */
+    assert_true(h->digest.ready);
+    found = 0;
+    for (size_t i = 0; i < 512 * 6; i++) {
+        uint64_t ref[2];
+        size_t b;
+
+        assert_true(rdrand_test_mmo(key, out[i], ref));
+        b = ref[0] >> (64 - RDRAND_RECENT_BUCKETS_LOG2);
+        for (size_t j = 0; j < RDRAND_RECENT_WAYS; j++)
+            if (atomic_load(&table->check[b][j]) == ref[1]) {
+                found++;
+                break;
+            }
+    }
+    assert_int_equal(found, 512 * 6);
     session_down(&s);
 }
 

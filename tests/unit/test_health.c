@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "health.h"
 #include "selftest_sample.h"
+#include "test_key.h"
 
 /*
  * The derived numbers, written out (docs/health-tests.md): a test written
@@ -183,7 +184,7 @@ static void test_short_cycles(void **state)
 {
     static const size_t before[] = {0, 1, 37, 600};
     static uint64_t cycle[8192];
-    uint64_t s = 4242;
+    uint64_t s = 4242, k0;
     struct rdrand_health h;
 
     (void)state;
@@ -195,8 +196,8 @@ static void test_short_cycles(void **state)
             for (size_t j = 0; j < p; j++)
                 cycle[j] = rdrand_test_splitmix(&s);
             rdrand_test_state(&h);
-            h.s.key[0] = rdrand_test_splitmix(&s);
-            h.s.key[1] = rdrand_test_splitmix(&s);
+            k0 = rdrand_test_splitmix(&s);
+            rdrand_test_key(&h, k0, rdrand_test_splitmix(&s));
             if (p > 1 && b == 1)
                 h.seen = NULL; /* without the tables: only the last word */
             for (i = 0; i < n; i++) {
@@ -244,14 +245,14 @@ static void test_alternating_pair_is_a_cycle(void **state)
  */
 static void test_history_keeps_no_word(void **state)
 {
-    uint64_t s = 808, w[600];
+    uint64_t s = 808, w[600], k0;
     struct rdrand_health h;
     const struct rdrand_seen *t = &rdrand_test_seen;
 
     (void)state;
     rdrand_test_state(&h);
-    h.s.key[0] = rdrand_test_splitmix(&s);
-    h.s.key[1] = rdrand_test_splitmix(&s);
+    k0 = rdrand_test_splitmix(&s);
+    rdrand_test_key(&h, k0, rdrand_test_splitmix(&s));
     for (size_t i = 0; i < 600; i++) {
         w[i] = rdrand_test_splitmix(&s);
         assert_int_equal(rdrand_health_check_word(&h, w[i]), RDRAND_R_OK);

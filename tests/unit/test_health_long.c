@@ -25,6 +25,7 @@
 #include "errors.h"
 #include "health.h"
 #include "selftest_sample.h"
+#include "test_key.h"
 
 #define RDRAND_LONG_WORDS 10000000u
 #define RDRAND_LONG_SELFTESTS 100000u
@@ -42,9 +43,7 @@ static struct rdrand_seen rdrand_test_table;
 static void rdrand_test_state(struct rdrand_health *h, uint64_t k)
 {
     rdrand_health_init(h);
-    h->s.key[0] = 0x243f6a8885a308d3u;
-    h->s.key[1] = 0x13198a2e03707344u ^ k;
-    h->keyed = 1;
+    rdrand_test_key(h, 0x243f6a8885a308d3u, 0x13198a2e03707344u ^ k);
     h->seen = &rdrand_test_table;
 }
 

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "health.h"
+#include "test_key.h"
 
 /*
  * The scalar model: nothing packed, nothing keyed.  The words seen are a
@@ -147,14 +148,14 @@ static unsigned int both(struct rdrand_health *h, struct ref *r, uint64_t w,
 static void start(struct rdrand_health *h, struct ref *r, uint64_t seed)
 {
     static struct rdrand_seen seen;
-    uint64_t s = seed;
+    uint64_t s = seed, k0;
 
     rdrand_health_init(h);
     memset(&seen, 0, sizeof(seen));
     h->seen = &seen;
     memset(r, 0, sizeof(*r));
-    h->s.key[0] = splitmix(&s);
-    h->s.key[1] = splitmix(&s);
+    k0 = splitmix(&s);
+    rdrand_test_key(h, k0, splitmix(&s));
 }
 
 enum defect {

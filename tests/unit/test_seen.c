@@ -29,6 +29,7 @@
 #include "errors.h"
 #include "health.h"
 #include "seen.h"
+#include "test_key.h"
 
 #define CLEAN 20000 /* clean words before each defect, as in the review */
 #define KEYS 64     /* keys (processes) per period */
@@ -49,9 +50,7 @@ static void keyed_state(struct rdrand_health *h, uint64_t k)
 {
     rdrand_health_init(h);
     memset(table, 0, sizeof(*table));
-    h->s.key[0] = splitmix(k << 1);
-    h->s.key[1] = splitmix(k << 1 | 1);
-    h->keyed = 1;
+    rdrand_test_key(h, splitmix(k << 1), splitmix(k << 1 | 1));
     h->seen = table;
 }
 
@@ -291,13 +290,16 @@ static void test_clean_never_trips(void **state)
  */
 static void test_slot_compares_64_bits(void **state)
 {
-    const uint64_t key[2] = {0x243f6a8885a308d3u, 0x13198a2e03707344u};
+    struct rdrand_health h;
     uint64_t matches = 0;
 
     (void)state;
+    rdrand_health_init(&h);
+    rdrand_test_key(&h, 0x243f6a8885a308d3u, 0x13198a2e03707344u);
     memset(table, 0, sizeof(*table));
     for (uint64_t i = 0; i < (1u << 20); i++) {
-        uint64_t check, d = rdrand_health_digest(key, splitmix(i), &check);
+        uint64_t check,
+            d = rdrand_health_digest(&h, h.s.key, splitmix(i), &check);
 
         /* every one into bucket 0x2a5 and, a point, into slot 0x1234 */
         d = (d & ~((uint64_t)0xfff << 52 | 0xffffff)) | (uint64_t)0x2a5 << 52
@@ -305,6 +307,42 @@ static void test_slot_compares_64_bits(void **state)
         matches += rdrand_seen_step(table, d, check) != 0;
     }
     assert_int_equal(matches, 0);
+}
+
+/*
+ * Where the CPU has AES-NI the digest is AES-MMO, E_k(w) ^ w, as OpenSSL's
+ * AES computes it (the one-way check the shared tables hold: health.h);
+ * without, the multiplications.  Under 64 keys, 1,024 words each.
+ */
+static void test_digest_is_aes_mmo(void **state)
+{
+    struct rdrand_health h;
+    int aes = rdrand_test_digest_aes();
+
+    (void)state;
+    if (getenv("RDRAND_TEST_DIGEST") == NULL && !aes)
+        fail_msg("this CPU has no AES-NI: the shipped digest is not tested");
+    for (uint64_t k = 0; k < 64; k++) {
+        rdrand_health_init(&h);
+        rdrand_test_key(&h, splitmix(3 * k), splitmix(3 * k + 1));
+        assert_int_equal(h.digest.ready, aes);
+        for (uint64_t i = 0; i < 1024; i++) {
+            uint64_t w = i == 0 ? 0 : splitmix(k << 20 | i), check, ref[2],
+                     d = rdrand_health_digest(&h, h.s.key, w, &check);
+
+            assert_true(rdrand_test_mmo(h.s.key, w, ref));
+            if (aes) {
+                assert_true(d == ref[0] && check == ref[1]);
+            } else {
+                uint64_t mcheck,
+                    md = rdrand_health_digest_mul(h.s.key, w, &mcheck);
+
+                assert_true(d == md && check == mcheck);
+                assert_false(d == ref[0] || check == ref[1]);
+            }
+        }
+    }
+    rdrand_health_init(&h);
 }
 
 int main(void)
@@ -316,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_threads_apart),
         cmocka_unit_test(test_clean_never_trips),
         cmocka_unit_test(test_slot_compares_64_bits),
+        cmocka_unit_test(test_digest_is_aes_mmo),
     };
     int rc;
 
