@@ -176,6 +176,19 @@ int main(int argc, char **argv)
             unlink(words);
         return 2;
     }
+    /*
+     * A configuration whose module is missing is skipped by OpenSSL 3.0
+     * to 3.6, and the parent is then seeded by the OS: figures measured
+     * so would say nothing of the provider.
+     */
+    if (!OSSL_PROVIDER_available(NULL, "rdrand-sim")) {
+        fprintf(stderr, "fork_repeats: rdrand-sim is not loaded from %s (is "
+                        "MODULE_DIR %s the directory of rdrand-sim.so?)\n",
+                argv[2], argv[1]);
+        if (words[0] != '\0')
+            unlink(words);
+        return 2;
+    }
     for (unsigned long c = 0; c < children; c++) {
         int fds[2], status;
         pid_t pid;
