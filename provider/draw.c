@@ -200,18 +200,24 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
  * So once a draw has returned, this frame, called from the same place,
  * overwrites where its frame was (both drawing functions are noinline
  * for that).  1 KiB covers the largest frame seen: 0x1b0 bytes (GCC,
- * Release), 0x3c0 under ASan.  Not instrumented by ASan: its redzones
- * around the array left the top of the old frame unwritten, where an
- * unoptimized draw keeps its locals (a delivered word was found there,
- * 0x98 bytes below the caller's frame).  test_zeroize_module scans the
- * dead stack after requests through the LTO-built module and fails if a
- * delivered word is left.  It costs ~110 instructions, ~4-5 ns, per request
+ * Release), where everything the loop calls is inlined into it.  An
+ * unoptimized build calls the digest (health.h) out of line, with the
+ * word, below the loop's frame (0x3c0 under ASan): 4 KiB there.  Not
+ * instrumented by ASan: its redzones around the array left the top of the old
+ * frame unwritten, where an unoptimized draw keeps its locals (a delivered word
+ * was found there, 0x98 bytes below the caller's frame).  test_zeroize_module
+ * scans the dead stack after requests through the LTO-built module and fails if
+ * a delivered word is left.  It costs ~110 instructions, ~4-5 ns, per request
  * (docs/performance.md).
  */
 __attribute__((noinline, no_sanitize("address"))) void
 rdrand_wipe_draw_frame(void)
 {
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
     __m128i area[64];
+#else
+    __m128i area[256];
+#endif
     /*
      * Volatile stores, kept and not turned into a memset call or a rep
      * stos (~70 cycles to start); OPENSSL_cleanse's loop costs ~500
