@@ -182,8 +182,9 @@ int main(int argc, char **argv)
      * so would say nothing of the provider.
      */
     if (!OSSL_PROVIDER_available(NULL, "rdrand-sim")) {
-        fprintf(stderr, "fork_repeats: rdrand-sim is not loaded from %s (is "
-                        "MODULE_DIR %s the directory of rdrand-sim.so?)\n",
+        fprintf(stderr,
+                "fork_repeats: rdrand-sim is not loaded from %s (is "
+                "MODULE_DIR %s the directory of rdrand-sim.so?)\n",
                 argv[2], argv[1]);
         if (words[0] != '\0')
             unlink(words);
