@@ -172,8 +172,13 @@ int rdrand_health_sample_rules(const uint64_t *words, size_t n)
  * A continuous-test failure returns that test's reason; a too-short
  * sample or a broken sample rule returns RDRAND_R_SELFTEST_FAILED.
  * Words are judged in order, so the earliest bad word names the reason.
- * The first self-test of a stream keys its digest with two of its own
- * words, which are never delivered.
+ * A stream not keyed yet (a unit test's; the provider keys its threads'
+ * from the process, source.c) is judged under a key of two of the
+ * sample's words, which are never delivered, and keeps it only if the
+ * sample passes: a failing one may have chosen it (words[0] equal to
+ * words[n - 1] makes a half 0), and a degenerate key would leave a
+ * delivered word in the state, the last digest (review of the round-four
+ * fix, 3).
  */
 int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
                            size_t n)
@@ -185,7 +190,6 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
     if (!h->keyed) {
         h->s.key[0] = words[0] ^ words[n - 1];
         h->s.key[1] = words[1] ^ words[n - 2];
-        h->keyed = 1;
     }
     for (size_t i = 0; i < n; i++) {
         int r = rdrand_health_check_word(h, words[i]);
@@ -196,5 +200,6 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
     if (reason == RDRAND_R_OK && !rdrand_health_sample_rules(words, n))
         reason = RDRAND_R_SELFTEST_FAILED;
     h->warm = reason == RDRAND_R_OK;
+    h->keyed |= h->warm;
     return reason;
 }

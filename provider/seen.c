@@ -184,24 +184,24 @@ static uint64_t rdrand_seen_mix(uint64_t a, uint64_t b)
  * under which the digest is the word itself, and the table and every
  * history held delivered words in plain (review of round three, D2).
  */
-struct rdrand_seen *rdrand_seen_process(uint64_t key[2], int *aes,
-                                        const uint64_t *words, size_t n,
-                                        int sample_ok)
+int rdrand_seen_process(uint64_t key[2], int *aes, struct rdrand_seen **table,
+                        const uint64_t *words, size_t n, int sample_ok)
 {
     pthread_once(&rdrand_seen_once, rdrand_seen_map);
     *aes = rdrand_seen_aes;
+    *table = rdrand_seen_table;
     if (!sample_ok
         && (atomic_load_explicit(&rdrand_process_key[0], memory_order_relaxed)
                 == 0
             || atomic_load_explicit(&rdrand_process_key[1],
                                     memory_order_relaxed)
                    == 0))
-        return NULL;
+        return 0;
     key[0] = rdrand_seen_key_half(0, rdrand_seen_mix(words[0], words[n - 1])
                                          ^ words[n / 2]);
     key[1] = rdrand_seen_key_half(1, rdrand_seen_mix(words[1], words[n - 2])
                                          ^ words[n / 2 + 1]);
-    return rdrand_seen_table;
+    return 1;
 }
 
 /* Test seam: no other thread or process of the tree may be drawing. */

@@ -221,17 +221,18 @@ static inline unsigned int rdrand_seen_drain(struct rdrand_seen *t,
 }
 
 /*
- * The process's tables and digest key, for a thread's test state at its
- * first self-test: the key the load took from the OS; if the OS gave
- * none, from the first sample that passes the sample rules (sample_ok,
- * the caller's judgement of words[0..n)), and NULL until there is one.
- * Every thread, and every process forked after the load, digests under
- * the one key, so their digests meet in the tables; *aes says whether
- * the digest is AES's (health.h), which the tables are shared for.
+ * The process's digest key and tables, for a thread's test state at its
+ * first self-test: 1 with key, *aes (whether the digest is AES's,
+ * health.h, which the tables are shared for) and *table (NULL where no
+ * tables could be made) set, once the process has a key; else 0.  The
+ * key is the one the load took from the OS; if the OS gave none, it is
+ * taken from the first sample that passes the sample rules (sample_ok,
+ * the caller's judgement of words[0..n)).  Every thread, and every
+ * process forked after the load, digests under the one key, so their
+ * digests meet in the tables.
  */
-struct rdrand_seen *rdrand_seen_process(uint64_t key[2], int *aes,
-                                        const uint64_t *words, size_t n,
-                                        int sample_ok);
+int rdrand_seen_process(uint64_t key[2], int *aes, struct rdrand_seen **table,
+                        const uint64_t *words, size_t n, int sample_ok);
 
 /* Why the tables are not shared with fork()ed descendants. */
 enum rdrand_seen_unshared {

@@ -98,14 +98,14 @@ int rdrand_source_selftest(void)
      * where the load got no key from the OS does the thread wait for a
      * sample that passes the sample rules, keyed from its own until then.
      */
-    if (reason == RDRAND_R_OK && rdrand_thread_health.seen == NULL) {
+    if (reason == RDRAND_R_OK && !rdrand_thread_health.keyed) {
         uint64_t key[2];
         int aes;
-        struct rdrand_seen *seen = rdrand_seen_process(
-            key, &aes, words, RDRAND_SELFTEST_WORDS,
-            rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS));
+        struct rdrand_seen *seen;
 
-        if (seen != NULL) {
+        if (rdrand_seen_process(
+                key, &aes, &seen, words, RDRAND_SELFTEST_WORDS,
+                rdrand_health_sample_rules(words, RDRAND_SELFTEST_WORDS))) {
             rdrand_health_set_key(&rdrand_thread_health, key, aes);
             rdrand_thread_health.seen = seen;
             rdrand_handover_take(&rdrand_thread_health);

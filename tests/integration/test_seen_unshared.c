@@ -8,6 +8,14 @@
  * child whose seccomp filter refuses mmap(MAP_SHARED) with EPERM, as a
  * sandbox might; the control is the same child without the filter.
  *
+ * And where no mapping of the tables can be made at all (a filter that
+ * refuses any mmap of their size), on a CPU whose load sample has w[0] =
+ * w[63] and w[1] = w[62] (a key taken from its XORs would be {0, 0},
+ * under which the multiplications' digest is the word itself): the
+ * thread must still be keyed with the process's key, so no delivered
+ * word is left in the state (the last digest held the last word in
+ * plain before: review of the round-four fix, 3).
+ *
  *   test_seen_unshared CONF
  */
 #define _GNU_SOURCE
@@ -26,14 +34,20 @@
 #include <unistd.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include "check_line.h"
+#include "seen.h" /* the tables' size, which the filter refuses */
 
 #define WARNING "tables of words seen could not be shared"
 
-/* EPERM for mmap with MAP_SHARED (or MAP_SHARED_VALIDATE), all else allowed. */
-static int refuse_shared_mmap(void)
+/*
+ * A seccomp filter: EPERM for an mmap whose argument arg (its low half,
+ * little-endian) matches value under op (BPF_JSET: any bit of it;
+ * BPF_JEQ: equal), all else allowed.
+ */
+static int refuse_mmap(unsigned int arg, __u16 op, __u32 value)
 {
     struct sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
@@ -42,10 +56,10 @@ static int refuse_shared_mmap(void)
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        /* the flags' low half (little-endian) */
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-                 offsetof(struct seccomp_data, args) + 3 * sizeof(__u64)),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, MAP_SHARED, 0, 1),
+        BPF_STMT(
+            BPF_LD | BPF_W | BPF_ABS,
+            (__u32)(offsetof(struct seccomp_data, args) + arg * sizeof(__u64))),
+        BPF_JUMP(BPF_JMP | op | BPF_K, value, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
@@ -53,6 +67,100 @@ static int refuse_shared_mmap(void)
 
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
            && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+/* EPERM for mmap with MAP_SHARED (or MAP_SHARED_VALIDATE). */
+static int refuse_shared_mmap(void)
+{
+    return refuse_mmap(3, BPF_JSET, MAP_SHARED);
+}
+
+/* EPERM for any mmap of the tables' size. */
+static int refuse_table_mmap(void)
+{
+    return refuse_mmap(1, BPF_JEQ, (__u32)sizeof(struct rdrand_seen));
+}
+
+/*
+ * Under refuse_table_mmap: a 48-byte request served (the load's
+ * self-test fails, so up to 5 tries), then every writable mapping but
+ * the stack (this function's own copies) scanned for its last word,
+ * outside the buffer.  The simulated CPU keeps its words= file in the
+ * heap: the count is compared with a control's.  Exit status: 10 + the
+ * copies found (at most 20), 5: not served.
+ */
+static int copies_kept(void)
+{
+    static unsigned char buf[48];
+    EVP_RAND *rand = EVP_RAND_fetch(NULL, "RDRAND", "provider=rdrand-sim");
+    EVP_RAND_CTX *ctx = rand != NULL ? EVP_RAND_CTX_new(rand, NULL) : NULL;
+    FILE *maps;
+    char line[512], perm[8];
+    unsigned long a, b;
+    uint64_t last;
+    int ok = ctx != NULL && EVP_RAND_instantiate(ctx, 256, 0, NULL, 0, NULL),
+        found = 0;
+
+    for (int i = 0; ok && i < 5; i++)
+        if (EVP_RAND_generate(ctx, buf, sizeof(buf), 256, 0, NULL, 0))
+            break;
+        else if (i == 4)
+            ok = 0;
+    if (!ok || (maps = fopen("/proc/self/maps", "r")) == NULL)
+        return 5;
+    memcpy(&last, buf + 40, sizeof(last));
+    while (fgets(line, sizeof(line), maps) != NULL)
+        if (sscanf(line, "%lx-%lx %7s", &a, &b, perm) == 3 && perm[0] == 'r'
+            && perm[1] == 'w' && strstr(line, "[vvar") == NULL
+            && strstr(line, "[stack]") == NULL)
+            for (unsigned long p = a; p + 8 <= b; p += 8)
+                if ((p < (unsigned long)buf || p >= (unsigned long)buf + 48)
+                    && memcmp((const void *)p, &last, sizeof(last)) == 0)
+                    found++;
+    fclose(maps);
+    return 10 + (found < 10 ? found : 10);
+}
+
+static uint64_t splitmix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/*
+ * 64 words, then 4,000 clean ones; weak: the 64 words' XORs at the ends
+ * are 0 (w[63] = w[0], w[62] = w[1]), else all distinct (the control).
+ */
+static int write_sample(const char *path, int weak)
+{
+    FILE *f = fopen(path, "w");
+
+    for (uint64_t i = 0; f != NULL && i < 64 + 4000; i++) {
+        uint64_t j = weak && i == 63 ? 0 : weak && i == 62 ? 1 : i;
+
+        fprintf(f, "%016llx\n", (unsigned long long)splitmix(j + 777));
+    }
+    return f != NULL && fclose(f) == 0;
+}
+
+static int run(int filtered, char *err, size_t errlen);
+
+/* Under refuse_table_mmap, on a weak or a control sample: run()'s. */
+static int run_sample(int weak, char *err, size_t errlen)
+{
+    char path[] = "/tmp/rdrand-seen-weak-XXXXXX", spec[64];
+    int fd = mkstemp(path), rc = -1;
+
+    if (fd >= 0 && close(fd) == 0 && write_sample(path, weak)) {
+        snprintf(spec, sizeof(spec), "words=%s", path);
+        setenv("RDRAND_SIM", spec, 1);
+        rc = run(2, err, errlen);
+    }
+    if (fd >= 0)
+        unlink(path);
+    return rc;
 }
 
 /*
@@ -76,6 +184,8 @@ static int run(int filtered, char *err, size_t errlen)
 
         dup2(fds[1], 2);
         close(fds[0]);
+        if (filtered == 2)
+            _exit(refuse_table_mmap() ? copies_kept() : 3);
         if (filtered) {
             if (!refuse_shared_mmap())
                 _exit(3);
@@ -139,5 +249,26 @@ int main(int argc, char **argv)
           "no AES-NI: the load warns, naming why and what to do");
     if (failed)
         printf("# stderr of the child without AES-NI:\n%s\n", err);
+    /* No tables at all, and a load sample whose XORs are 0. */
+    {
+        int control = run_sample(0, err, sizeof(err)), weak;
+
+        check(control > 10 && control < 20,
+              "no tables (control): served, and its last word found where "
+              "the simulated CPU keeps its file");
+        weak = run_sample(1, err, sizeof(err));
+        check(weak != 5, "no tables: a request is served after the load's "
+                         "self-test failed");
+        check(weak == control,
+              "no tables, a load sample whose XORs are 0: no more copies of "
+              "a delivered word than the control's (the thread has the "
+              "process's key, not one the sample chose)");
+        check(strstr(err, "nor could tables of the process's own be made")
+                  != NULL,
+              "no tables: the load says so");
+        if (failed)
+            printf("# copies: control %d, weak %d; stderr of the child:\n%s\n",
+                   control - 10, weak - 10, err);
+    }
     return failed != 0;
 }

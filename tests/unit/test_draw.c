@@ -378,6 +378,63 @@ static void test_draw_matches_word_by_word_on_trips(void **state)
 }
 
 /*
+ * A word only the tables find (word `at` repeating word at - d, d = 2 to
+ * RDRAND_SEEN_LAG + 1), then, while it still waits for its lookup, a
+ * word that fails a test at once (0, ~0, or the word before it again):
+ * the first bad word is the repeat, so the reason is the recent-words
+ * test's, a proof, whatever the later word's (review of the round-four
+ * fix, 2: a mutant that reported the later word passed every test).
+ */
+/* The simulated CPU replays words[0..n) (words=path, a new file). */
+static void replay(const uint64_t *words, size_t n, char path[32],
+                   char spec[64])
+{
+    int fd;
+    FILE *f;
+
+    snprintf(path, 32, "/tmp/test_draw_XXXXXX");
+    fd = mkstemp(path);
+    f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    assert_non_null(f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%016llx\n", (unsigned long long)words[i]);
+    assert_int_equal(fclose(f), 0);
+    snprintf(spec, 64, "words=%s", path);
+    sim_or_fail(spec);
+}
+
+static void test_waiting_repeat_comes_first(void **state)
+{
+    static unsigned char buf[4096];
+    static uint64_t words[300];
+    const size_t at = 100, n = sizeof(words) / sizeof(words[0]);
+    char path[32], spec[64];
+
+    (void)state;
+    for (size_t d = 2; d <= RDRAND_SEEN_LAG + 1; d++) {
+        for (int kind = 0; kind < 3; kind++) {
+            for (size_t after = 1; after < d && after < RDRAND_SEEN_LAG;
+                 after++) {
+                struct rdrand_health a, b;
+
+                for (size_t i = 0; i < n; i++)
+                    words[i] = expected_word(i);
+                words[at] = words[at - d];
+                words[at + after] = kind == 0   ? 0
+                                    : kind == 1 ? ~(uint64_t)0
+                                                : words[at + after - 1];
+                replay(words, n, path, spec);
+                keyed_pair(&a, &b);
+                assert_int_equal(rdrand_draw(&a, buf, sizeof(buf)),
+                                 RDRAND_R_SHORT_CYCLE);
+                assert_true(all_bytes(buf, sizeof(buf), 0));
+                unlink(path);
+            }
+        }
+    }
+}
+
+/*
  * The draw loop judges a word only after the next one's RDRAND, and keeps
  * the tests' state in registers between boundaries; a CF=0 must still
  * stop the request at that very word.  From states 0..511 words into a
@@ -695,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_zero_length),
         cmocka_unit_test(test_draw_matches_word_by_word),
         cmocka_unit_test(test_draw_matches_word_by_word_on_trips),
+        cmocka_unit_test(test_waiting_repeat_comes_first),
         cmocka_unit_test(test_cf0_at_every_position),
         cmocka_unit_test(test_draw_matches_model),
     };
