@@ -150,14 +150,22 @@ static int rdrand_popcount64(uint64_t x)
  * RDRAND_SELFTEST_MIN_FLIPS bits (the kernel's "enough changes" test in
  * bit form: a mostly stuck register fails).
  */
+int rdrand_health_sample_repeats(const uint64_t *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (words[i] == words[j])
+                return 1;
+    return 0;
+}
+
 int rdrand_health_sample_rules(const uint64_t *words, size_t n)
 {
     uint64_t seen_zero = 0, seen_one = 0;
 
+    if (rdrand_health_sample_repeats(words, n))
+        return 0;
     for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; j < i; j++)
-            if (words[i] == words[j])
-                return 0;
         if (i > 0
             && rdrand_popcount64(words[i - 1] ^ words[i])
                    < RDRAND_SELFTEST_MIN_FLIPS)
@@ -169,8 +177,12 @@ int rdrand_health_sample_rules(const uint64_t *words, size_t n)
 }
 
 /*
- * A continuous-test failure returns that test's reason; a too-short
- * sample or a broken sample rule returns RDRAND_R_SELFTEST_FAILED.
+ * A continuous-test failure returns that test's reason; two equal words
+ * anywhere in the sample are a repeat, a proof (RDRAND_R_SHORT_CYCLE,
+ * the reason the tables give it where a thread has them, and where it
+ * has none, or its first sample is judged before it joins them); a
+ * too-short sample or another broken sample rule returns
+ * RDRAND_R_SELFTEST_FAILED.
  * Words are judged in order, so the earliest bad word names the reason.
  * A stream not keyed yet (a unit test's; the provider keys its threads'
  * from the process, source.c) is judged under a key of two of the
@@ -197,6 +209,8 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
         if (reason == RDRAND_R_OK)
             reason = r;
     }
+    if (reason == RDRAND_R_OK && rdrand_health_sample_repeats(words, n))
+        reason = RDRAND_R_SHORT_CYCLE;
     if (reason == RDRAND_R_OK && !rdrand_health_sample_rules(words, n))
         reason = RDRAND_R_SELFTEST_FAILED;
     h->warm = reason == RDRAND_R_OK;

@@ -377,10 +377,12 @@ int rdrand_health_check_word(struct rdrand_health *h, uint64_t word);
 
 /*
  * Judge a self-test sample of n >= RDRAND_SELFTEST_WORDS words (never
- * delivered) through h's continuous tests, which it primes (and keys, the
- * first time), then the sample rules: all words distinct, every bit takes
- * both values, enough bit changes between neighbours.  Returns RDRAND_R_OK
- * (and marks h warm) or the reason of the first failure.
+ * delivered) through h's continuous tests, which it primes (and, the
+ * first time, keys from the sample, keeping the key only if the sample
+ * passes), then the sample rules: all words distinct (two equal words are
+ * a repeat, a proof), every bit takes both values, enough bit changes
+ * between neighbours.  Returns RDRAND_R_OK (and marks h warm) or the
+ * reason of the first failure.
  */
 int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
                            size_t n);
@@ -390,5 +392,7 @@ int rdrand_health_selftest(struct rdrand_health *h, const uint64_t *words,
  * takes both values, neighbours differ in enough bits.  1 if they hold.
  */
 int rdrand_health_sample_rules(const uint64_t *words, size_t n);
+/* 1 if two of words[0..n) are equal. */
+int rdrand_health_sample_repeats(const uint64_t *words, size_t n);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "aes.h"
 #include "seams.h"
+#include "sha256.h"
 
 /*
  * Why every word, and why shared.  A thread's own tests once remembered
@@ -167,14 +168,6 @@ static uint64_t rdrand_seen_key_half(int i, uint64_t candidate)
     return expected;
 }
 
-/* Two words folded into one: not an XOR, which two equal words make 0. */
-static uint64_t rdrand_seen_mix(uint64_t a, uint64_t b)
-{
-    unsigned __int128 p = (unsigned __int128)a * (b | 1);
-
-    return (uint64_t)(p >> 64) ^ (uint64_t)p ^ b;
-}
-
 /*
  * The key is the OS's, set at load.  Only where the OS gave none is it
  * taken from a self-test sample, and only from one that passed the
@@ -183,7 +176,24 @@ static uint64_t rdrand_seen_mix(uint64_t a, uint64_t b)
  * CPU that repeats a word at the sample's ends gave the key {1, 1},
  * under which the digest is the word itself, and the table and every
  * history held delivered words in plain (review of round three, D2).
+ * Then a fold of four of the sample's words, which a CPU could still
+ * choose (both halves 2^63 + 1 make each multiplication a shift and an
+ * XOR, undone at once: review of the round-four fix): now SHA-256 of
+ * the whole sample, through which no CPU chooses a key.
  */
+static void rdrand_seen_sample_key(const uint64_t *words, size_t n,
+                                   uint64_t key[2])
+{
+    struct rdrand_sha256 c;
+    unsigned char d[RDRAND_SHA256_LEN];
+
+    rdrand_sha256_init(&c);
+    rdrand_sha256_update(&c, words, n * sizeof(words[0]));
+    rdrand_sha256_final(&c, d);
+    memcpy(key, d, 2 * sizeof(key[0]));
+    OPENSSL_cleanse(d, sizeof(d));
+}
+
 int rdrand_seen_process(uint64_t key[2], int *aes, struct rdrand_seen **table,
                         const uint64_t *words, size_t n, int sample_ok)
 {
@@ -197,10 +207,9 @@ int rdrand_seen_process(uint64_t key[2], int *aes, struct rdrand_seen **table,
                                     memory_order_relaxed)
                    == 0))
         return 0;
-    key[0] = rdrand_seen_key_half(0, rdrand_seen_mix(words[0], words[n - 1])
-                                         ^ words[n / 2]);
-    key[1] = rdrand_seen_key_half(1, rdrand_seen_mix(words[1], words[n - 2])
-                                         ^ words[n / 2 + 1]);
+    rdrand_seen_sample_key(words, n, key);
+    key[0] = rdrand_seen_key_half(0, key[0]);
+    key[1] = rdrand_seen_key_half(1, key[1]);
     return 1;
 }
 

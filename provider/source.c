@@ -96,7 +96,9 @@ int rdrand_source_selftest(void)
      * sample that repeats a word the tree drew is a repeat, a proof; and
      * it continues the windows an exited thread left (handover.c).  Only
      * where the load got no key from the OS does the thread wait for a
-     * sample that passes the sample rules, keyed from its own until then.
+     * sample that passes the sample rules (the process's key is then
+     * taken from it); until then its samples are judged under a key of
+     * their own, never kept (health.c).
      */
     if (reason == RDRAND_R_OK && !rdrand_thread_health.keyed) {
         uint64_t key[2];

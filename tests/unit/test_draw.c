@@ -379,11 +379,11 @@ static void test_draw_matches_word_by_word_on_trips(void **state)
 
 /*
  * A word only the tables find (word `at` repeating word at - d, d = 2 to
- * RDRAND_SEEN_LAG + 1), then, while it still waits for its lookup, a
- * word that fails a test at once (0, ~0, or the word before it again):
- * the first bad word is the repeat, so the reason is the recent-words
- * test's, a proof, whatever the later word's (review of the round-four
- * fix, 2: a mutant that reported the later word passed every test).
+ * RDRAND_SEEN_LAG + 1), then, 1 to RDRAND_SEEN_LAG - 1 words later, while
+ * it still waits for its lookup, a word that fails a test at once (0, ~0, or
+ * the word before it again): the first bad word is the repeat, so the reason is
+ * the recent-words test's, a proof, whatever the later word's (review of the
+ * round-four fix, 2: a mutant that reported the later word passed every test).
  */
 /* The simulated CPU replays words[0..n) (words=path, a new file). */
 static void replay(const uint64_t *words, size_t n, char path[32],
@@ -413,8 +413,7 @@ static void test_waiting_repeat_comes_first(void **state)
     (void)state;
     for (size_t d = 2; d <= RDRAND_SEEN_LAG + 1; d++) {
         for (int kind = 0; kind < 3; kind++) {
-            for (size_t after = 1; after < d && after < RDRAND_SEEN_LAG;
-                 after++) {
+            for (size_t after = 1; after < RDRAND_SEEN_LAG; after++) {
                 struct rdrand_health a, b;
 
                 for (size_t i = 0; i < n; i++)
