@@ -237,8 +237,8 @@ int main(int argc, char **argv)
     /*
      * No tables at all, and a load sample whose XORs are 0.  Not under
      * ThreadSanitizer, whose runtime maps memory of the tables' size for
-     * a mapping it watches and dies of the filter (the plain, ASan and
-     * valgrind runs of this test cover the scenario).
+     * a mapping it watches and dies of the filter (the plain and ASan
+     * builds run it, and the OpenSSL 3.5 and 4.0 ones).
      */
     if (RDRAND_UNDER_TSAN) {
         printf("# no-tables scenario not run under ThreadSanitizer\n");
