@@ -8,6 +8,7 @@
 
 #include "counters.h"
 #include "errors.h"
+#include "health_step.h"
 #include "hw.h"
 
 /* n <= 8 bytes of word to out: a whole word is one fixed-size store. */
@@ -53,20 +54,21 @@ rdrand_draw_unchecked(unsigned char *out, size_t len, struct rdrand_tally *t)
  * that trips a test has executed at most one word more, counted (and its
  * CF=0, if any) and never delivered; where the tables of words seen find
  * the bad word, up to RDRAND_SEEN_LAG + 1 more, since a word's lookup
- * waits that many words for its lines (seen.h).  A CF=0 stops the drawing
+ * waits that many words for its lines (seen_table.h).  A CF=0 stops the drawing
  * at once; the reason is that of the first bad word in stream order
  * (rdrand_draw_trip).
  *
- * This is rdrand_health_verdict() (health.h, which the self-test and the
- * recovery use) reshaped, on the same steps; test_draw checks that both
+ * The tests are health_step.h's rdrand_health_tests, as in
+ * rdrand_health_verdict (the self-test's and the recovery's); only the
+ * tables are met later here, for the lag.  test_draw checks that both
  * leave the same state and reason (after a repeat the tables found late,
- * the reason: the verdict is permanent, and the state is not used again).  The
- * tests' state lives in locals for the request (out may alias anything, so
- * through h it would be reloaded after every copy, and a copy on the stack
- * would be loaded and stored every word), the APT counts and reference in SSE
- * registers, and the tests' findings are judged by one branch per word.  The
- * words seen are the process tree's (seen.h).  What is left costs by its
- * instruction count more than by its dependencies: docs/performance.md.
+ * the reason: the verdict is permanent, and the state is not used again).
+ * The tests' state lives in locals for the request (out may alias
+ * anything, so through h it would be reloaded after every copy, and a
+ * copy on the stack would be loaded and stored every word), the APT's in
+ * SSE registers, and the tests' findings are judged by one branch per
+ * word.  What is left costs by its instruction count more than by its
+ * dependencies: docs/performance.md.
  */
 /*
  * The verdict of a request whose current word failed a test: the first
@@ -96,13 +98,12 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
 {
     struct rdrand_health_scalars c = h->s;
     struct rdrand_seen *seen = h->seen;
-    __m128i counts = _mm_cvtsi64_si128((long long)c.apt_counts);
-    __m128i apt_ref = _mm_cvtsi64_si128((long long)c.apt_reference);
+    struct rdrand_apt apt = rdrand_apt_load(&c);
     /* Delivered words; their frame is wiped after the return (see there). */
     uint64_t fresh = 0, tail = 0, word = 0, next = 0, executed = 0;
     /* The word's check: a local of this frame (the wipe covers it). */
     uint64_t check = 0;
-    /* Digests and checks waiting for their seen step (seen.h). */
+    /* Digests and checks waiting for their seen step (seen_table.h). */
     struct rdrand_seen_lag lag = {{0}, {0}, 0, 0};
     unsigned int verdict = 0;
     size_t done = 0, drawn = 0, whole = len - len % sizeof(word);
@@ -116,22 +117,19 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
     for (; ref < total; ref += RDRAND_APT_WINDOW)
         total++;
     while (ok) {
-        /* A word that opens an APT window is its reference: not delivered. */
-        int reference = c.apt_seen == 0;
         struct rdrand_health_findings f = {0};
         uint64_t d;
-        __m128i w;
+        int reference;
 
         word = next;
         ok = ++drawn < total && (++executed, rdrand_hw_rdrand64(&fresh));
         next = fresh;
         d = rdrand_health_digest(h, c.key, word, &check);
-        f.repeat = rdrand_health_repeat(&c, d);
         if (seen != NULL) {
             /*
-             * The word waits for its lines (seen.h); one that waited
-             * long enough is found there: drawn before this one, it is
-             * the first bad one.
+             * The word waits for its lines (seen_table.h); one that
+             * waited long enough is found there: drawn before this one,
+             * it is the first bad one.
              */
             unsigned int earlier = rdrand_seen_lagged(seen, &lag, d, check);
 
@@ -140,22 +138,7 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
                 break;
             }
         }
-
-        f.stuck = rdrand_health_block_step(&c, word);
-
-        w = _mm_cvtsi64_si128((long long)word);
-        if (reference) {
-            apt_ref = w;
-            counts = _mm_cvtsi64_si128((long long)RDRAND_APT_BIAS);
-            c.group[0] = c.group[1] = c.group[2] = 0;
-            memset(h->ones, 0, sizeof(h->ones));
-        }
-        /* Lanes 0..7 only: the upper ones compare zeros and mean nothing. */
-        counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(w, apt_ref));
-        f.over = (unsigned int)_mm_movemask_epi8(counts) & 0xffu;
-
-        f.biased = rdrand_health_group_step(h, &c, word);
-
+        reference = rdrand_health_tests(h, &c, &apt, word, d, &f);
         if (rdrand_health_any(&f, word)) {
             verdict = rdrand_draw_trip(&c, seen, &lag, &f, word);
             break;
@@ -177,8 +160,7 @@ rdrand_draw_checked(struct rdrand_health *h, unsigned char *out, size_t len,
     t->executed = executed;
     /* Not a CF=0 only when the last word executed was needed and judged. */
     t->failed = !ok && drawn < total;
-    c.apt_counts = (uint64_t)_mm_cvtsi128_si64(counts);
-    c.apt_reference = (uint64_t)_mm_cvtsi128_si64(apt_ref);
+    rdrand_apt_store(&c, &apt);
     h->s = c;
     /*
      * The current group's counts go into the window's now: right after a

@@ -20,10 +20,12 @@
  */
 #include "health.h"
 
+#include <string.h>
+
 #include <openssl/crypto.h>
 
 #include "errors.h"
-#include <string.h>
+#include "health_step.h"
 
 /*
  * A consecutive pair of self-test words must differ in at least this many
@@ -128,9 +130,30 @@ unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit)
     return count;
 }
 
+/*
+ * The step of health_step.h, each word meeting the tables at once (the
+ * draw loop's lag is for throughput, which the self-test and the
+ * recovery do not need).
+ */
+RDRAND_AESNI unsigned int rdrand_health_verdict(struct rdrand_health *h,
+                                                uint64_t w)
+{
+    struct rdrand_health_findings f = {0};
+    struct rdrand_apt apt = rdrand_apt_load(&h->s);
+    uint64_t check, d = rdrand_health_digest(h, h->s.key, w, &check);
+
+    if (h->seen != NULL)
+        f.seen = rdrand_seen_step(h->seen, d, check);
+    (void)rdrand_health_tests(h, &h->s, &apt, w, d, &f);
+    rdrand_apt_store(&h->s, &apt);
+    if (!rdrand_health_any(&f, w))
+        return 0;
+    return rdrand_health_failed(&h->s, &f, w);
+}
+
 int rdrand_health_check_word(struct rdrand_health *h, uint64_t word)
 {
-    return rdrand_health_reason(rdrand_health_verdict(h, &h->s, word));
+    return rdrand_health_reason(rdrand_health_verdict(h, word));
 }
 
 /* Number of set bits, without relying on compiler builtins. */

@@ -12,6 +12,7 @@
 
 #include "aes.h"
 #include "seams.h"
+#include "seen_table.h"
 #include "sha256.h"
 
 /*

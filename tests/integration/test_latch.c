@@ -35,7 +35,7 @@
 #include "health.h"
 #include "recovery.h"
 #include "seams.h"
-#include "seen.h"
+#include "seen_table.h"
 #include "sim.h"
 #include "source.h"
 #include "test_key.h"

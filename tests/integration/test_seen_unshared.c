@@ -40,7 +40,7 @@
 #include <openssl/rand.h>
 
 #include "check_line.h"
-#include "seen.h" /* the tables' size, which the filter refuses */
+#include "seen_table.h" /* the tables' size, which the filter refuses */
 
 #define WARNING "tables of words seen could not be shared"
 

@@ -31,6 +31,7 @@
 #include "fake_core.h"
 #include "health.h"
 #include "rand.h"
+#include "seen_table.h"
 #include "sim.h"
 #include "source.h"
 

@@ -16,6 +16,7 @@
 #include "errors.h"
 #include "fake_core.h"
 #include "health.h"
+#include "health_step.h"
 #include "sim.h"
 #include "test_key.h"
 

@@ -24,6 +24,7 @@
 
 #include "errors.h"
 #include "health.h"
+#include "seen_table.h"
 #include "selftest_sample.h"
 #include "test_key.h"
 

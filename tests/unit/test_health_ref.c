@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "health.h"
+#include "seen_table.h"
 #include "test_key.h"
 
 /*
@@ -124,7 +125,7 @@ static uint64_t splitmix(uint64_t *state)
 static unsigned int both(struct rdrand_health *h, struct ref *r, uint64_t w,
                          const char *what, size_t i)
 {
-    unsigned int fast = rdrand_health_verdict(h, &h->s, w);
+    unsigned int fast = rdrand_health_verdict(h, w);
     unsigned int slow = ref_verdict(r, w);
     int same =
         (fast & ~RDRAND_FAIL_LONG_CYCLE) == slow

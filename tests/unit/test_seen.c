@@ -28,7 +28,7 @@
 
 #include "errors.h"
 #include "health.h"
-#include "seen.h"
+#include "health_step.h"
 #include "test_key.h"
 
 #define CLEAN 20000 /* clean words before each defect, as in the review */
