@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The benchmark runs (short mode, timings never judged) and prints every
-# figure of issues 13, 12 and 22 exactly once as "bench: NAME=NUMBER".
+# figure of issues 13, 12 and 22 exactly once as "bench: NAME=NUMBER",
+# and bench_tests' cost of each health test per word (ns; instructions
+# where valgrind is installed).
 set -uo pipefail
 : "${RDRAND_BUILD_DIR:?set by ctest}" "${RDRAND_SOURCE_DIR:?}"
 # shellcheck source=tests/checks.sh
@@ -26,9 +28,26 @@ for name in generate_4k_vs_raw generate_48_vs_raw6 generate_48_vs_seed_src \
     seed_48_none_us seed_48_reduce512_us seed_48_mix_vs_none \
     seed_48_mix_vs_seed_src seed_48_reduce512_mix_vs_seed_src \
     pr_drbg_mix_vs_none pr_drbg_mix_vs_seed_src \
-    pr_drbg_reduce512_mix_vs_seed_src seed_48_mix_us; do
+    pr_drbg_reduce512_mix_vs_seed_src seed_48_mix_us test_loop_ns \
+    test_digest_ns test_repeat_ns test_seen_ns test_stuck_ns test_apt_ns \
+    test_bits_ns test_rdrand_ns test_draw_plain_ns test_draw_health_ns \
+    tests_added_ns tests_added_vs_draw; do
     check "prints bench: $name once, with a number" test "$(grep -cE \
         "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
 done
-check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = 23
+expected=35
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null
+then
+    for name in test_digest_instructions test_repeat_instructions \
+        test_seen_instructions test_stuck_instructions test_apt_instructions \
+        test_bits_instructions tests_added_instructions; do
+        check "prints bench: $name once, with a number" test "$(grep -cE \
+            "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
+    done
+    expected=42
+else
+    check "says why there are no instruction counts" \
+        grep -q '^bench_tests: no valgrind' "$out"
+fi
+check "no other bench: line" test "$(grep -c '^bench: ' "$out")" = "$expected"
 finish

@@ -226,6 +226,20 @@ static inline void rdrand_apt_store(struct rdrand_health_scalars *c,
 }
 
 /*
+ * APT on the eight byte lanes of x at once: a lane equal to the
+ * reference's compares to 0xff, and subtracting it counts one.  Each
+ * lane counts up from 0x80 - C, so its top bit sets when it reaches C
+ * (the lanes that did are returned); it never passes C (its window
+ * starts over there).  Lanes 0..7 only: the upper ones compare zeros and
+ * mean nothing.
+ */
+static inline uint64_t rdrand_health_apt_step(struct rdrand_apt *apt, __m128i x)
+{
+    apt->counts = _mm_sub_epi8(apt->counts, _mm_cmpeq_epi8(x, apt->reference));
+    return (unsigned int)_mm_movemask_epi8(apt->counts) & 0xffu;
+}
+
+/*
  * Every test but the tables' on word w, whose digest is d: the
  * repetition, the stuck bit, the APT and the bit proportion, their
  * findings into f (f->seen is the caller's: at once or lagged).  Returns
@@ -253,15 +267,7 @@ static inline int rdrand_health_tests(struct rdrand_health *h,
         c->group[0] = c->group[1] = c->group[2] = 0;
         memset(h->ones, 0, sizeof(h->ones));
     }
-    /*
-     * APT on the eight byte lanes at once: a matching lane compares to
-     * 0xff, and subtracting it counts one.  Each lane counts up from
-     * 0x80 - C, so its top bit sets when it reaches C; it never passes C
-     * (its window starts over there).  Lanes 0..7 only: the upper ones
-     * compare zeros and mean nothing.
-     */
-    apt->counts = _mm_sub_epi8(apt->counts, _mm_cmpeq_epi8(x, apt->reference));
-    f->over = (unsigned int)_mm_movemask_epi8(apt->counts) & 0xffu;
+    f->over = rdrand_health_apt_step(apt, x);
 
     f->biased = rdrand_health_group_step(h, c, w);
     return opens;

@@ -10,6 +10,9 @@
 # conditioning modes, the same two), then "openssl speed rand" at
 # 16 KiB without and with conf/rdrand.cnf, alternated, as two processes
 # per round.  Each ratio is printed once more as "bench: NAME=VALUE".
+# Then bench/bench_tests: what each continuous health test costs per
+# word, in ns and (callgrind, where valgrind is installed) instructions,
+# against the budget (the tests <= 3 % of a 4 KiB draw).
 #   scripts/bench.sh [--short] [--no-build] [bench_seed options]
 #     --short     smoke run: tiny batches, 1 s speed runs (the numbers
 #                 mean nothing; the suite checks that every name prints)
@@ -32,7 +35,8 @@ openssl=${OPENSSL_BIN:-openssl}
 if [ "$build" = 1 ]; then
     scripts/deps.sh
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$dir" -j "$(nproc)" --target bench_seed rdrand >/dev/null
+    cmake --build "$dir" -j "$(nproc)" --target bench_seed bench_tests rdrand \
+        >/dev/null
 fi
 modules=$(cd "$dir" && pwd)
 args=("$@")
@@ -47,6 +51,44 @@ status=0
 OPENSSL_CONF=/dev/null OPENSSL_MODULES=$modules \
     "$dir/bench/bench_seed" "${args[@]}" || status=$?
 [ "$status" = 77 ] && exit 77
+
+# Each health test per word: ns (fastest batch, the loop's own cost off).
+tests_args=()
+[ "$short" = 1 ] && tests_args=(-n 512 -r 3)
+"$dir/bench/bench_tests" "${tests_args[@]}" || status=$?
+# And instructions per word, each step's function alone (callgrind is
+# exact where timings are not); the loop's own instructions are taken off.
+if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null
+then
+    words=65536
+    [ "$short" = 1 ] && words=512
+    cg=$(mktemp)
+    valgrind -q --tool=callgrind --toggle-collect='bench_step_*' \
+        --callgrind-out-file="$cg" "$dir/bench/bench_tests" -n "$words" -r 1 \
+        >/dev/null || status=1
+    callgrind_annotate --inclusive=yes --threshold=100 "$cg" | awk -v n="$words" '
+        match($0, /bench_step_[a-z_]+/) {
+            name = substr($0, RSTART + 11, RLENGTH - 11)
+            gsub(",", "", $1)
+            cost[name] = $1
+        }
+        END {
+            split("digest repeat seen stuck apt bits", t, " ")
+            loop = cost["loop"] / n
+            printf "instructions per word (callgrind, the loop'"'"'s %.1f off):\n", loop
+            for (i = 1; i <= 6; i++) {
+                if (!(t[i] in cost)) { print "FAILED: no count for " t[i]; exit 1 }
+                printf "  %-8s %6.1f\n", t[i], cost[t[i]] / n - loop
+                printf "bench: test_%s_instructions=%.1f\n", t[i], cost[t[i]] / n - loop
+            }
+            plain = cost["draw_plain"] / n; health = cost["draw_health"] / n
+            printf "  draw 4 KiB: %.1f with the tests, %.1f without\n", health, plain
+            printf "bench: tests_added_instructions=%.1f\n", health - plain
+        }' || status=1
+    rm -f "$cg" "$cg".*
+else
+    echo "bench_tests: no valgrind, no instruction counts"
+fi
 
 # bytes/s of "openssl speed rand" at 16 KiB, one second, machine-readable.
 speed() { # speed OPENSSL_CONF
