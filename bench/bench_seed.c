@@ -84,7 +84,7 @@
 
 #include "rdrand_provider.h"
 
-#include "aes.h"
+#include "bench_health.h"
 #include "coco.h"
 #include "counters.h"
 #include "draw.h"
@@ -93,7 +93,6 @@
 #include "load.h"
 #include "rand.h"
 #include "seams.h"
-#include "seen_table.h"
 
 #define BENCH_TARGET_NS 5e6 /* calibrated batch length */
 #define BENCH_MAX_BYTES 4096
@@ -144,30 +143,9 @@ static void bench_draw(const struct variant *v, size_t ops)
     }
 }
 
-/*
- * Keyed, AES-MMO where the CPU has AES-NI, with tables of its own: what a
- * provider thread's state is (source.c).  Unkeyed and without tables it
- * measured the repetition test alone on a multiply digest, about a third
- * of the tests' cost (bench_tests).
- */
+/* A provider thread's state (bench_health.h). */
 static struct rdrand_health bench_health;
 static struct rdrand_seen *bench_health_table;
-
-static int bench_health_up(void)
-{
-    uint64_t key[2];
-
-    rdrand_health_init(&bench_health);
-    if (!rdrand_hw_rdrand64(&key[0]) || !rdrand_hw_rdrand64(&key[1]))
-        return 0;
-    rdrand_health_set_key(&bench_health, key, rdrand_aes_present());
-    bench_health_table = aligned_alloc(64, sizeof(*bench_health_table));
-    if (bench_health_table == NULL)
-        return 0;
-    memset(bench_health_table, 0, sizeof(*bench_health_table));
-    bench_health.seen = bench_health_table;
-    return 1;
-}
 
 static void bench_health_draw(const struct variant *v, size_t ops)
 {
@@ -979,7 +957,8 @@ int main(int argc, char **argv)
         return 77;
     }
     bench_cpu_name(cpu, sizeof(cpu));
-    if (!bench_health_up() || !bench_provider_up()
+    if (!bench_health_keyed(&bench_health, &bench_health_table)
+        || !bench_provider_up()
         || (bench_lib_rdrand = bench_libctx(1, NULL, &prov_rdrand)) == NULL
         || (bench_lib_seed_src = bench_libctx(0, NULL, NULL)) == NULL
         || (bench_lib_r512 = bench_libctx(1, &bench_r512, &prov_r512)) == NULL

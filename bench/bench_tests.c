@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aes.h"
+#include "bench_health.h"
 #include "draw.h"
 #include "health.h"
 #include "health_step.h"
@@ -199,20 +199,11 @@ static int bench_usage(void)
 
 static int bench_setup(size_t n)
 {
-    uint64_t key[2];
-
     for (size_t i = 0; i < n; i++)
         if (!rdrand_hw_rdrand64(&bench_words[i]))
             return 0;
-    if (!rdrand_hw_rdrand64(&key[0]) || !rdrand_hw_rdrand64(&key[1]))
+    if (!bench_health_keyed(&bench_h, &bench_table))
         return 0;
-    rdrand_health_init(&bench_h);
-    rdrand_health_set_key(&bench_h, key, rdrand_aes_present());
-    bench_table = aligned_alloc(64, sizeof(*bench_table));
-    if (bench_table == NULL)
-        return 0;
-    memset(bench_table, 0, sizeof(*bench_table));
-    bench_h.seen = bench_table;
     bench_draw_h = bench_h;
     return 1;
 }
@@ -275,6 +266,7 @@ int main(int argc, char **argv)
            added, 100 * added / plain, 0.03 * plain);
     printf("bench: tests_added_ns=%.2f\n", added);
     printf("bench: tests_added_vs_draw=%.3f\n", added / plain);
+    free(bench_table);
     if (bench_failed)
         fprintf(stderr, "bench_tests: an RDRAND or a draw failed\n");
     return bench_failed ? 1 : 0;

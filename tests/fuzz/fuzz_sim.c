@@ -19,6 +19,7 @@
 
 #include "hw.h"
 #include "sim.h"
+#include "sim_oracle.h"
 
 #define MAX_WORDS 4096
 
@@ -87,11 +88,6 @@ static size_t expected_words(const uint8_t *d, size_t n, uint64_t *value,
 }
 
 /* The words value=, cycle=, every= and clean= give (0: not given). */
-struct gen {
-    uint64_t clean, cycle, every, hex;
-    int value;
-};
-
 /* 1..max digits of base 10 or 16, the value fitting 64 bits. */
 static int number(const char *s, size_t len, unsigned base, size_t max,
                   uint64_t *out)
@@ -119,7 +115,7 @@ static int number(const char *s, size_t len, unsigned base, size_t max,
 
 /* One item of the four, key and value as given; 0: malformed. */
 static int gen_item(const char *key, size_t klen, const char *v, size_t vlen,
-                    struct gen *g)
+                    struct rdrand_test_gen *g)
 {
     const char *colon = memchr(v, ':', vlen);
 
@@ -143,7 +139,7 @@ static int gen_item(const char *key, size_t klen, const char *v, size_t vlen,
  * Every item key=value, none empty, each key once, at most one of
  * value=, cycle=, every=, and clean= only with one of them.
  */
-static int expected_gen(const char *spec, struct gen *g)
+static int expected_gen(const char *spec, struct rdrand_test_gen *g)
 {
     static const char *const keys[] = {"value", "cycle", "every", "clean"};
     int seen[4] = {0}, ok = 1, other = 0;
@@ -180,32 +176,6 @@ static int expected_gen(const char *spec, struct gen *g)
     return ok;
 }
 
-/* splitmix64's i-th output (from 1), state 0. */
-static uint64_t good_word(uint64_t i)
-{
-    uint64_t z = 0x9e3779b97f4a7c15ULL * i;
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* Execution n (from 1) as sim.h says; none given: the default stream. */
-static uint64_t gen_word(const struct gen *g, uint64_t n)
-{
-    uint64_t k = n - g->clean;
-
-    if (n <= g->clean)
-        return good_word(n);
-    if (g->value)
-        return g->hex;
-    if (g->cycle != 0)
-        return good_word(g->clean + 1 + (k - 1) % g->cycle);
-    if (g->every != 0 && k % g->every == 0)
-        return g->hex;
-    return good_word(n);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint64_t value[MAX_WORDS];
@@ -230,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!rdrand_sim_configure("value=2a", err, sizeof(err)))
             abort();
         if (strstr(spec, "words") == NULL) {
-            struct gen g;
+            struct rdrand_test_gen g;
             int expect = expected_gen(spec, &g);
             int accepted = rdrand_sim_configure(spec, err, sizeof(err));
 
@@ -239,7 +209,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint64_t n = 1; expect == 1 && n <= 256; n++) {
                 uint64_t w;
 
-                if (rdrand_hw_rdrand64(&w) != 1 || w != gen_word(&g, n))
+                if (rdrand_hw_rdrand64(&w) != 1
+                    || w != rdrand_test_gen_word(&g, n))
                     abort(); /* not the words sim.h says */
             }
             if (expect == 1 && !rdrand_sim_configure(spec, err, sizeof(err)))

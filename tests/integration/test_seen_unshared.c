@@ -41,6 +41,7 @@
 
 #include "check_line.h"
 #include "seen_table.h" /* the tables' size, which the filter refuses */
+#include "splitmix.h"
 
 #define WARNING "tables of words seen could not be shared"
 
@@ -106,14 +107,6 @@ static int served(void)
     return 5;
 }
 
-static uint64_t splitmix(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15u;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 /*
  * 64 words, then 4,000 clean ones; weak: the 64 words' XORs at the ends
  * are 0 (w[63] = w[0], w[62] = w[1]), else all distinct (the control).
@@ -125,7 +118,9 @@ static int write_sample(const char *path, int weak)
     for (uint64_t i = 0; f != NULL && i < 64 + 4000; i++) {
         uint64_t j = weak && i == 63 ? 0 : weak && i == 62 ? 1 : i;
 
-        fprintf(f, "%016llx\n", (unsigned long long)splitmix(j + 777));
+        fprintf(f, "%016llx\n",
+                (unsigned long long)rdrand_test_mix64(j + 777
+                                                      + RDRAND_TEST_GOLDEN));
     }
     return f != NULL && fclose(f) == 0;
 }

@@ -14,6 +14,7 @@
 #include "health.h"
 #include "seen_table.h"
 #include "selftest_sample.h"
+#include "splitmix.h"
 #include "test_key.h"
 
 /*
@@ -22,16 +23,6 @@
  */
 #define RDRAND_C 20  /* APT cutoff per byte lane */
 #define RDRAND_W 512 /* APT and bit proportion window */
-
-/* splitmix64: a bijection of its counter, so no output ever repeats. */
-static uint64_t rdrand_test_splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
 
 static uint8_t rdrand_test_lane(uint64_t w, int lane)
 {

@@ -26,6 +26,7 @@
 #include "health.h"
 #include "seen_table.h"
 #include "selftest_sample.h"
+#include "splitmix.h"
 #include "test_key.h"
 
 #define RDRAND_LONG_WORDS 10000000u
@@ -46,15 +47,6 @@ static void rdrand_test_state(struct rdrand_health *h, uint64_t k)
     rdrand_health_init(h);
     rdrand_test_key(h, 0x243f6a8885a308d3u, 0x13198a2e03707344u ^ k);
     h->seen = &rdrand_test_table;
-}
-
-static uint64_t rdrand_test_splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
 }
 
 static double rdrand_test_now(void)

@@ -24,6 +24,7 @@
 
 #include "health.h"
 #include "seen_table.h"
+#include "splitmix.h"
 #include "test_key.h"
 
 /*
@@ -112,15 +113,6 @@ static unsigned int ref_verdict(struct ref *r, uint64_t w)
     return v;
 }
 
-static uint64_t splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
 /* Both models on one word: everything observable must agree. */
 static unsigned int both(struct rdrand_health *h, struct ref *r, uint64_t w,
                          const char *what, size_t i)
@@ -155,8 +147,8 @@ static void start(struct rdrand_health *h, struct ref *r, uint64_t seed)
     memset(&seen, 0, sizeof(seen));
     h->seen = &seen;
     memset(r, 0, sizeof(*r));
-    k0 = splitmix(&s);
-    rdrand_test_key(h, k0, splitmix(&s));
+    k0 = rdrand_test_splitmix(&s);
+    rdrand_test_key(h, k0, rdrand_test_splitmix(&s));
 }
 
 enum defect {
@@ -175,7 +167,7 @@ enum defect {
 
 static uint64_t defect_word(enum defect d, int arg, uint64_t *s, size_t i)
 {
-    uint64_t w = splitmix(s), bit = (uint64_t)1 << (arg % 64);
+    uint64_t w = rdrand_test_splitmix(s), bit = (uint64_t)1 << (arg % 64);
 
     switch (d) {
     case D_CONSTANT:
@@ -187,7 +179,7 @@ static uint64_t defect_word(enum defect d, int arg, uint64_t *s, size_t i)
     case D_CYCLE: {
         uint64_t c = 0xfeedu + i % (size_t)arg;
 
-        return splitmix(&c);
+        return rdrand_test_splitmix(&c);
     }
     case D_STUCK0:
         return w & ~bit;
@@ -218,7 +210,8 @@ static void test_random_streams(void **state)
     (void)state;
     start(&h, &r, 7);
     for (size_t i = 0; i < 200000; i++)
-        assert_int_equal(both(&h, &r, splitmix(&s), "random", i), 0);
+        assert_int_equal(both(&h, &r, rdrand_test_splitmix(&s), "random", i),
+                         0);
 }
 
 /*
@@ -244,7 +237,7 @@ static void test_defects_every_onset(void **state)
             start(&h, &r, k);
             for (size_t i = 0; i < onset + 1200; i++) {
                 uint64_t w =
-                    i < onset ? splitmix(&g)
+                    i < onset ? rdrand_test_splitmix(&g)
                               : defect_word((enum defect)d, arg, &s, i - onset);
 
                 trips |= both(&h, &r, w, "defect", i);

@@ -29,6 +29,7 @@
 #include "errors.h"
 #include "health.h"
 #include "health_step.h"
+#include "splitmix.h"
 #include "test_key.h"
 
 #define CLEAN 20000 /* clean words before each defect, as in the review */
@@ -38,11 +39,7 @@ static struct rdrand_seen *table;
 
 static uint64_t splitmix(uint64_t x)
 {
-    uint64_t z = x * 0x9e3779b97f4a7c15u + 0x632be59bd9b4e019u;
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
+    return rdrand_test_mix64(x * RDRAND_TEST_GOLDEN + 0x632be59bd9b4e019u);
 }
 
 /* A fresh state under key k, with the (emptied) test table. */

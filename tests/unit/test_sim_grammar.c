@@ -21,6 +21,7 @@
 
 #include "hw.h"
 #include "sim.h"
+#include "sim_oracle.h"
 
 static char dir[] = "/tmp/rdrand-sim-grammar-XXXXXX";
 
@@ -489,41 +490,6 @@ static void test_words(void **state)
     refused(spec, "value= and words= both give the words");
 }
 
-/*
- * The generated streams (cycle=, every=, clean=), read independently of
- * the simulated CPU: good word i is splitmix64's i-th output (Vigna's
- * reference, state 0, "x += 0x9e3779b97f4a7c15" before each output).
- */
-static uint64_t good_word(uint64_t i)
-{
-    uint64_t z = 0x9e3779b97f4a7c15ULL * i;
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* What sim.h says execution n (from 1) of a generated stream gives. */
-struct gen {
-    uint64_t clean, cycle, every, hex;
-    int value; /* value=hex */
-};
-
-static uint64_t gen_word(const struct gen *g, uint64_t n)
-{
-    uint64_t k = n - g->clean;
-
-    if (n <= g->clean)
-        return good_word(n);
-    if (g->value)
-        return g->hex;
-    if (g->cycle != 0)
-        return good_word(g->clean + 1 + (k - 1) % g->cycle);
-    if (g->every != 0 && k % g->every == 0)
-        return g->hex;
-    return good_word(n);
-}
-
 /* n words drawn here, each with CF=1, into w (may be NULL: compared). */
 static void draw(uint64_t *w, size_t n)
 {
@@ -539,20 +505,21 @@ static void draw(uint64_t *w, size_t n)
 }
 
 /* Executions first..first+n-1 gave w, as g says they must. */
-static void same_as(const struct gen *g, const char *spec, const uint64_t *w,
-                    uint64_t first, size_t n)
+static void same_as(const struct rdrand_test_gen *g, const char *spec,
+                    const uint64_t *w, uint64_t first, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (w[i] != gen_word(g, first + i))
+        if (w[i] != rdrand_test_gen_word(g, first + i))
             fail_msg("RDRAND_SIM \"%s\": execution %llu gave %016llx, not "
                      "%016llx",
                      spec, (unsigned long long)(first + i),
                      (unsigned long long)w[i],
-                     (unsigned long long)gen_word(g, first + i));
+                     (unsigned long long)rdrand_test_gen_word(g, first + i));
 }
 
 /* Accept spec, draw n words and compare them with what g says. */
-static void stream_is(const char *spec, const struct gen *g, size_t n)
+static void stream_is(const char *spec, const struct rdrand_test_gen *g,
+                      size_t n)
 {
     uint64_t *w = calloc(n, sizeof(*w));
 
@@ -674,21 +641,25 @@ static void test_generated_words(void **state)
     accepted("");
     draw(plain, N);
     for (size_t i = 0; i < N; i++)
-        assert_true(plain[i] == good_word(i + 1));
+        assert_true(plain[i] == rdrand_test_splitmix_at(i + 1));
 
-    stream_is("cycle=1", &(struct gen){.cycle = 1}, 100);
-    stream_is("cycle=7", &(struct gen){.cycle = 7}, N);
-    stream_is("clean=100,cycle=7", &(struct gen){.clean = 100, .cycle = 7}, N);
+    stream_is("cycle=1", &(struct rdrand_test_gen){.cycle = 1}, 100);
+    stream_is("cycle=7", &(struct rdrand_test_gen){.cycle = 7}, N);
+    stream_is("clean=100,cycle=7",
+              &(struct rdrand_test_gen){.clean = 100, .cycle = 7}, N);
     stream_is("clean=1000,cycle=1000",
-              &(struct gen){.clean = 1000, .cycle = 1000}, N);
-    stream_is("every=1:4", &(struct gen){.every = 1, .hex = 4}, 100);
-    stream_is("every=64:4", &(struct gen){.every = 64, .hex = 4}, N);
+              &(struct rdrand_test_gen){.clean = 1000, .cycle = 1000}, N);
+    stream_is("every=1:4", &(struct rdrand_test_gen){.every = 1, .hex = 4},
+              100);
+    stream_is("every=64:4", &(struct rdrand_test_gen){.every = 64, .hex = 4},
+              N);
     stream_is("clean=100,every=1000:243F6A8885A308D3",
-              &(struct gen){
+              &(struct rdrand_test_gen){
                   .clean = 100, .every = 1000, .hex = 0x243f6a8885a308d3ULL},
               N);
     stream_is("clean=100,value=4",
-              &(struct gen){.clean = 100, .value = 1, .hex = 4}, 1000);
+              &(struct rdrand_test_gen){.clean = 100, .value = 1, .hex = 4},
+              1000);
 
     /* The same stream, looked at directly. */
     accepted("clean=100,cycle=7");
@@ -730,8 +701,10 @@ static void test_generated_words(void **state)
     (void)next_word(&carry);
     assert_int_equal(carry, 0);
     draw(w + 3, 3);
-    same_as(&(struct gen){.clean = 2, .cycle = 3}, "fail-at=4", w, 1, 3);
-    same_as(&(struct gen){.clean = 2, .cycle = 3}, "fail-at=4", w + 3, 5, 3);
+    same_as(&(struct rdrand_test_gen){.clean = 2, .cycle = 3}, "fail-at=4", w,
+            1, 3);
+    same_as(&(struct rdrand_test_gen){.clean = 2, .cycle = 3}, "fail-at=4",
+            w + 3, 5, 3);
 }
 
 /*
@@ -755,7 +728,7 @@ static void test_generated_long_cycles(void **state)
     (void)state;
     for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
         const uint64_t period = periods[p];
-        const struct gen g = {.clean = clean, .cycle = period};
+        const struct rdrand_test_gen g = {.clean = clean, .cycle = period};
         uint64_t *first = NULL, start = 0, half = 0, again = 0;
         char spec[64];
 
@@ -768,7 +741,7 @@ static void test_generated_long_cycles(void **state)
             uint64_t x;
             int carry = rdrand_hw_rdrand64(&x);
 
-            if (!carry || x != gen_word(&g, n))
+            if (!carry || x != rdrand_test_gen_word(&g, n))
                 fail_msg("%s: execution %llu gave %016llx", spec,
                          (unsigned long long)n, (unsigned long long)x);
             if (n == clean + 1)
@@ -834,7 +807,7 @@ static void test_generated_fork(void **state)
 {
     static const struct {
         const char *spec;
-        struct gen g;
+        struct rdrand_test_gen g;
     } streams[] = {
         {"stream=shared,clean=10,cycle=7", {.clean = 10, .cycle = 7}},
         {"stream=shared,clean=10,every=3:4",
@@ -860,8 +833,8 @@ static void test_generated_fork(void **state)
     child_draws(child, 40);
     draw(parent, 40);
     assert_memory_equal(child, parent, sizeof(child));
-    same_as(&(struct gen){.clean = 10, .cycle = 7}, "stream=process", parent, 6,
-            40);
+    same_as(&(struct rdrand_test_gen){.clean = 10, .cycle = 7},
+            "stream=process", parent, 6, 40);
     assert_int_equal(rdrand_sim_executions(), 45);
 }
 
@@ -886,7 +859,7 @@ static void test_generated_threads(void **state)
 {
     static const struct {
         const char *spec;
-        struct gen g;
+        struct rdrand_test_gen g;
     } streams[] = {
         {"clean=100,every=64:4", {.clean = 100, .every = 64, .hex = 4}},
         {"clean=100,cycle=1000", {.clean = 100, .cycle = 1000}},
@@ -909,7 +882,7 @@ static void test_generated_threads(void **state)
         }
         assert_int_equal(rdrand_sim_executions(), THREADS * PER_THREAD);
         for (size_t i = 0; i < THREADS * PER_THREAD; i++)
-            want[i] = gen_word(&streams[s].g, i + 1);
+            want[i] = rdrand_test_gen_word(&streams[s].g, i + 1);
         qsort(got, THREADS * PER_THREAD, sizeof(got[0]), cmp_u64);
         qsort(want, THREADS * PER_THREAD, sizeof(want[0]), cmp_u64);
         assert_memory_equal(got, want, sizeof(got));
