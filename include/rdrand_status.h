@@ -80,6 +80,17 @@ enum rdrand_status_counter {
 #define RDRAND_STATUS_VERDICT_TRIPS(v)                                         \
     ((v) & (RDRAND_STATUS_VERDICT_ENFORCED - 1))
 
+/*
+ * The verdict as the health-verdict parameter says it: "permanent",
+ * "intermittent" (trips, none permanent) or "ok".
+ */
+static inline const char *rdrand_status_verdict_text(uint64_t v)
+{
+    if (v & RDRAND_STATUS_VERDICT_PERMANENT)
+        return "permanent";
+    return RDRAND_STATUS_VERDICT_TRIPS(v) > 0 ? "intermittent" : "ok";
+}
+
 /* live_conditioning[]: live instances by their conditioning value. */
 enum rdrand_status_conditioning {
     RDRAND_STATUS_COND_NONE,

@@ -110,30 +110,46 @@ static int rdrand_parse_seed_bits(const char *value, unsigned int *out,
     return 1;
 }
 
-int rdrand_config_parse(enum rdrand_config_key key, const char *value,
-                        unsigned int *out, char *why, size_t why_len)
+static const struct rdrand_choice *rdrand_choices_of(enum rdrand_config_key key)
 {
     switch (key) {
     case RDRAND_KEY_WARN:
-        return rdrand_parse_choice(key, value, rdrand_warn_choices, out, why,
-                                   why_len);
+        return rdrand_warn_choices;
     case RDRAND_KEY_COCO:
-        return rdrand_parse_choice(key, value, rdrand_coco_choices, out, why,
-                                   why_len);
-    case RDRAND_KEY_COCO_SEED_BITS:
-        return rdrand_parse_seed_bits(value, out, why, why_len);
+        return rdrand_coco_choices;
     case RDRAND_KEY_ON_COCO_FAILURE:
-        return rdrand_parse_choice(key, value, rdrand_on_coco_failure_choices,
-                                   out, why, why_len);
+        return rdrand_on_coco_failure_choices;
     case RDRAND_KEY_CONDITIONING:
-        return rdrand_parse_choice(key, value, rdrand_conditioning_choices, out,
-                                   why, why_len);
+        return rdrand_conditioning_choices;
     case RDRAND_KEY_MIX:
-        return rdrand_parse_choice(key, value, rdrand_mix_choices, out, why,
-                                   why_len);
+        return rdrand_mix_choices;
+    case RDRAND_KEY_COCO_SEED_BITS: /* a number */
     case RDRAND_KEY_COUNT:
         break;
     }
+    return NULL;
+}
+
+const char *rdrand_config_value_name(enum rdrand_config_key key,
+                                     unsigned int value)
+{
+    const struct rdrand_choice *c = rdrand_choices_of(key);
+
+    for (; c != NULL && c->name != NULL; c++)
+        if (c->value == value)
+            return c->name;
+    return "refused";
+}
+
+int rdrand_config_parse(enum rdrand_config_key key, const char *value,
+                        unsigned int *out, char *why, size_t why_len)
+{
+    const struct rdrand_choice *choices = rdrand_choices_of(key);
+
+    if (key == RDRAND_KEY_COCO_SEED_BITS)
+        return rdrand_parse_seed_bits(value, out, why, why_len);
+    if (choices != NULL)
+        return rdrand_parse_choice(key, value, choices, out, why, why_len);
     snprintf(why, why_len, "internal error: config key %d", (int)key);
     return 0;
 }

@@ -36,4 +36,13 @@ extern const char *const rdrand_config_key_names[RDRAND_KEY_COUNT];
 int rdrand_config_parse(enum rdrand_config_key key, const char *value,
                         unsigned int *out, char *why, size_t why_len);
 
+/*
+ * The spelling of value (an enum value of prov.h) of a key that takes
+ * words, as the parameters and rdrand-check say it; "refused" for the
+ * marker a refused value leaves (RDRAND_CONDITIONING_REFUSED,
+ * RDRAND_MIX_REFUSED) and for anything else not accepted.
+ */
+const char *rdrand_config_value_name(enum rdrand_config_key key,
+                                     unsigned int value);
+
 #endif

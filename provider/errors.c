@@ -124,6 +124,12 @@ const OSSL_ITEM *rdrand_reason_strings(void)
     return rdrand_reasons;
 }
 
+int rdrand_coco_reason(int cause)
+{
+    return cause == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
+                                       : RDRAND_R_COCO_SEED_FAILED;
+}
+
 const char *rdrand_reason_text(int reason)
 {
     for (const OSSL_ITEM *r = rdrand_reasons; r->ptr != NULL; r++)

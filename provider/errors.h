@@ -65,6 +65,12 @@ int rdrand_reason_has(int reason, unsigned int flag);
 const OSSL_ITEM *rdrand_reason_strings(void);
 /* The string for one reason, or "unknown reason". */
 const char *rdrand_reason_text(int reason);
+/*
+ * The reason a CoCo guest's requests fail with, from why its check at
+ * load failed (cause: no RDRAND, or the draw's reason).  The module's
+ * latch and rdrand-check --pid's reading of coco_cause both use it.
+ */
+int rdrand_coco_reason(int cause);
 
 /*
  * Raise reason on the error queue through the core, with an optional

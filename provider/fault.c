@@ -67,9 +67,6 @@
     (RDRAND_VERDICT_PERMANENT | RDRAND_VERDICT_ENFORCED)
 /* The home block: this copy's own until its first load finds another. */
 static struct rdrand_status *_Atomic rdrand_verdict_home = &rdrand_status_block;
-_Static_assert(RDRAND_VERDICT_PERMANENT == RDRAND_STATUS_VERDICT_PERMANENT
-                   && RDRAND_VERDICT_ENFORCED == RDRAND_STATUS_VERDICT_ENFORCED,
-               "fault.h and rdrand_status.h give the flags alike");
 /* The last trip: its reason, and the words drawn in the process then. */
 static _Atomic int rdrand_verdict_last_reason;
 static _Atomic uint64_t rdrand_verdict_last_words;
@@ -107,13 +104,6 @@ uint64_t rdrand_fault_verdict(void)
     v = atomic_load_explicit(&rdrand_verdict, memory_order_relaxed);
     return (shared & RDRAND_VERDICT_FLAGS & ~v) ? rdrand_verdict_mirror(home)
                                                 : v;
-}
-
-const char *rdrand_fault_verdict_text(uint64_t v)
-{
-    if (v & RDRAND_VERDICT_PERMANENT)
-        return "permanent";
-    return RDRAND_VERDICT_TRIPS(v) > 0 ? "intermittent" : "ok";
 }
 
 /*
@@ -262,8 +252,7 @@ int rdrand_fault_latched(const struct rdrand_prov *prov)
 
 int rdrand_fault_coco_failed(struct rdrand_prov *prov, int cause)
 {
-    int coco_reason = cause == RDRAND_R_NO_RDRAND ? RDRAND_R_COCO_NO_RDRAND
-                                                  : RDRAND_R_COCO_SEED_FAILED;
+    int coco_reason = rdrand_coco_reason(cause);
 
     prov->fault.coco_cause = cause;
     rdrand_latch(prov, coco_reason, 1);

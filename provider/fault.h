@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "status_block.h" /* the verdict word is the block's */
+
 struct rdrand_prov;
 
 /* An instance's part of the fault state (in struct rdrand_prov). */
@@ -43,9 +45,12 @@ struct rdrand_fault {
  * second copy of the module in the process, fault.c): the count of
  * trips so far in the low bits, and two flags.
  */
-#define RDRAND_VERDICT_PERMANENT ((uint64_t)1 << 63) /* never served again */
-#define RDRAND_VERDICT_ENFORCED ((uint64_t)1 << 62)  /* CoCo rules apply */
-#define RDRAND_VERDICT_TRIPS(v) ((v) & (RDRAND_VERDICT_ENFORCED - 1))
+#define RDRAND_VERDICT_PERMANENT                                               \
+    RDRAND_STATUS_VERDICT_PERMANENT /* never again */
+#define RDRAND_VERDICT_ENFORCED                                                \
+    RDRAND_STATUS_VERDICT_ENFORCED /* CoCo rules                               \
+                                    */
+#define RDRAND_VERDICT_TRIPS(v) RDRAND_STATUS_VERDICT_TRIPS(v)
 
 /*
  * Two trips less than this many RDRAND words apart (drawn anywhere in
@@ -60,8 +65,6 @@ uint64_t rdrand_fault_verdict(void);
  * every load, before anything reads or sets the verdict.
  */
 void rdrand_fault_join_copies(void);
-/* "ok", "intermittent" (trips, none permanent) or "permanent". */
-const char *rdrand_fault_verdict_text(uint64_t v);
 /* The reason of the permanent verdict, or RDRAND_R_OK. */
 int rdrand_fault_permanent(void);
 

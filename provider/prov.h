@@ -11,6 +11,7 @@
 
 #include "aes.h" /* struct rdrand_aes_key: an instance holds one */
 #include "fault.h"
+#include "status_block.h" /* the config values are numbered as it counts */
 
 /*
  * What an instance holds of the other files' results, defined here so
@@ -59,17 +60,18 @@ enum rdrand_warn_mode {
     RDRAND_WARN_NONE
 };
 enum rdrand_coco_mode { RDRAND_COCO_AUTO, RDRAND_COCO_REQUIRE };
-/* docs/conditioning.md */
+/* docs/conditioning.md; numbered as the status block counts them */
 enum rdrand_conditioning {
-    RDRAND_CONDITIONING_NONE,
-    RDRAND_CONDITIONING_REDUCE512,
-    RDRAND_CONDITIONING_REFUSED /* the value written was refused */
+    RDRAND_CONDITIONING_NONE = RDRAND_STATUS_COND_NONE,
+    RDRAND_CONDITIONING_REDUCE512 = RDRAND_STATUS_COND_REDUCE512,
+    /* the value written was refused */
+    RDRAND_CONDITIONING_REFUSED = RDRAND_STATUS_COND_REFUSED
 };
-/* docs/mix.md */
+/* docs/mix.md; numbered as the status block counts them */
 enum rdrand_mix {
-    RDRAND_MIX_NONE,
-    RDRAND_MIX_OS,
-    RDRAND_MIX_REFUSED /* the value written was refused */
+    RDRAND_MIX_NONE = RDRAND_STATUS_MIX_NONE,
+    RDRAND_MIX_OS = RDRAND_STATUS_MIX_OS,
+    RDRAND_MIX_REFUSED = RDRAND_STATUS_MIX_REFUSED /* the value was refused */
 };
 enum rdrand_coco_failure {
     RDRAND_ON_COCO_FAILURE_REFUSE,

@@ -15,6 +15,7 @@
 
 #include "coco.h"
 #include "conditioning.h"
+#include "config_rules.h"
 #include "counters.h"
 #include "cpu_errata.h"
 #include "errors.h"
@@ -106,22 +107,6 @@ static const struct {
     {RDRAND_PARAM_DEFAULT_SEED_REQUESTS, RDRAND_CTR_DEFAULT_SEED_REQUESTS},
 };
 
-/* The conditioning value written, or "refused" when it was refused. */
-static const char *rdrand_conditioning_name(const struct rdrand_prov *prov)
-{
-    static const char *const names[] = {"none", "reduce512", "refused"};
-
-    return names[prov->config.conditioning];
-}
-
-/* The mix value written, or "refused" when it was refused. */
-static const char *rdrand_mix_name(const struct rdrand_prov *prov)
-{
-    static const char *const names[] = {"none", "os", "refused"};
-
-    return names[prov->config.mix];
-}
-
 /*
  * CPUID leaf 0's vendor string, so an operator can see whose reseed
  * claim conditioning rests on (docs/conditioning.md); "" without CPUID.
@@ -148,15 +133,18 @@ static int rdrand_get_params(void *provctx, OSSL_PARAM params[])
          "rdrand-provider: " RDRAND_ALGORITHM_NAME " seed source"},
         {OSSL_PROV_PARAM_VERSION, RDRAND_PROVIDER_VERSION},
         {OSSL_PROV_PARAM_BUILDINFO, rdrand_module_description},
-        {RDRAND_PARAM_CONDITIONING, rdrand_conditioning_name(prov)},
-        {RDRAND_PARAM_MIX, rdrand_mix_name(prov)},
+        {RDRAND_PARAM_CONDITIONING,
+         rdrand_config_value_name(RDRAND_KEY_CONDITIONING,
+                                  prov->config.conditioning)},
+        {RDRAND_PARAM_MIX,
+         rdrand_config_value_name(RDRAND_KEY_MIX, prov->config.mix)},
         {RDRAND_PARAM_CPU_VENDOR, prov->cpu_vendor},
         {RDRAND_PARAM_CPU_MICROCODE, prov->cpu.microcode_text},
         {RDRAND_PARAM_CPU_ERRATA, prov->cpu_errata},
         {RDRAND_PARAM_COCO_PLATFORM,
          rdrand_coco_platform_name(prov->coco.platform)},
         {RDRAND_PARAM_COCO_SIGNAL, prov->coco.signal},
-        {RDRAND_PARAM_HEALTH_VERDICT, rdrand_fault_verdict_text(verdict)},
+        {RDRAND_PARAM_HEALTH_VERDICT, rdrand_status_verdict_text(verdict)},
     };
     const char *const cpu_names[] = {RDRAND_PARAM_CPU_FAMILY,
                                      RDRAND_PARAM_CPU_MODEL,

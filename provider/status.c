@@ -41,25 +41,6 @@ static void rdrand_status_identity(const struct rdrand_prov *prov)
                           memory_order_relaxed);
 }
 
-static enum rdrand_status_conditioning
-rdrand_status_cond(const struct rdrand_prov *prov)
-{
-    static const enum rdrand_status_conditioning cond[] = {
-        RDRAND_STATUS_COND_NONE, RDRAND_STATUS_COND_REDUCE512,
-        RDRAND_STATUS_COND_REFUSED};
-
-    return cond[prov->config.conditioning];
-}
-
-static enum rdrand_status_mix rdrand_status_mix(const struct rdrand_prov *prov)
-{
-    static const enum rdrand_status_mix mix[] = {RDRAND_STATUS_MIX_NONE,
-                                                 RDRAND_STATUS_MIX_OS,
-                                                 RDRAND_STATUS_MIX_REFUSED};
-
-    return mix[prov->config.mix];
-}
-
 /* The CoCo check's outcome, for loaded and refused instances alike. */
 static void rdrand_status_coco(const struct rdrand_prov *prov)
 {
@@ -84,10 +65,10 @@ static void rdrand_status_count(const struct rdrand_prov *prov, int delta)
     if (prov->default_ctx)
         atomic_fetch_add_explicit(&b->live_default_instances, (uint32_t)delta,
                                   memory_order_relaxed);
-    atomic_fetch_add_explicit(&b->live_conditioning[rdrand_status_cond(prov)],
+    atomic_fetch_add_explicit(&b->live_conditioning[prov->config.conditioning],
                               (uint32_t)delta, memory_order_relaxed);
-    atomic_fetch_add_explicit(&b->live_mix[rdrand_status_mix(prov)],
-                              (uint32_t)delta, memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->live_mix[prov->config.mix], (uint32_t)delta,
+                              memory_order_relaxed);
     /*
      * Only a refusal whose remedy is the section: a reduce512 key that
      * RDRAND failed to deliver is the CPU's fault (its trip says so), not

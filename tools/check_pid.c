@@ -35,6 +35,7 @@
 #include "rdrand_status.h"
 
 #include "check.h"
+#include "config_rules.h"
 #include "errors.h"
 #include "pid_module.h"
 
@@ -494,27 +495,25 @@ static void add_s(struct check_value *params, size_t max, size_t *n,
  * (comma-separated where instances differ).
  */
 static void live_text(char *to, size_t size, const uint32_t *live,
-                      const char *const *names, size_t n)
+                      enum rdrand_config_key key, size_t n)
 {
     size_t len = 0;
 
     to[0] = '\0';
     for (size_t i = 0; i < n; i++)
         if (live[i] != 0 && len < size)
-            len += (size_t)snprintf(to + len, size - len, "%s%s",
-                                    len ? "," : "", names[i]);
+            len +=
+                (size_t)snprintf(to + len, size - len, "%s%s", len ? "," : "",
+                                 rdrand_config_value_name(key, (unsigned)i));
 }
 
+/* The block counts instances by the values' numbers in prov.h. */
 static void conditioning_text(struct check_pid *p)
 {
-    static const char *const conds[RDRAND_STATUS_CONDS] = {"none", "reduce512",
-                                                           "refused"};
-    static const char *const mixes[RDRAND_STATUS_MIXES] = {"none", "os",
-                                                           "refused"};
-
     live_text(p->conditioning, sizeof(p->conditioning),
-              p->block.live_conditioning, conds, RDRAND_STATUS_CONDS);
-    live_text(p->mix, sizeof(p->mix), p->block.live_mix, mixes,
+              p->block.live_conditioning, RDRAND_KEY_CONDITIONING,
+              RDRAND_STATUS_CONDS);
+    live_text(p->mix, sizeof(p->mix), p->block.live_mix, RDRAND_KEY_MIX,
               RDRAND_STATUS_MIXES);
 }
 
@@ -529,9 +528,7 @@ static const char *health_state(struct check_pid *p)
     if (b->verdict & RDRAND_STATUS_VERDICT_PERMANENT)
         return rdrand_reason_text(b->verdict_reason);
     if (b->coco_cause != 0)
-        return rdrand_reason_text(b->coco_cause == RDRAND_R_NO_RDRAND
-                                      ? RDRAND_R_COCO_NO_RDRAND
-                                      : RDRAND_R_COCO_SEED_FAILED);
+        return rdrand_reason_text(rdrand_coco_reason((int)b->coco_cause));
     if (b->rdrand_available == 0)
         return rdrand_reason_text(RDRAND_R_NO_RDRAND);
     if (b->live_instances == 0)
@@ -547,13 +544,6 @@ static const char *health_state(struct check_pid *p)
         return p->health_state;
     }
     return "ok";
-}
-
-static const char *verdict_text(uint64_t v)
-{
-    if (v & RDRAND_STATUS_VERDICT_PERMANENT)
-        return "permanent";
-    return RDRAND_STATUS_VERDICT_TRIPS(v) > 0 ? "intermittent" : "ok";
 }
 
 /* The block as the provider's parameters (its names and types). */
@@ -609,7 +599,8 @@ static size_t block_params(struct check_pid *p, const char *state,
     add_u(params, max, &n, RDRAND_PARAM_COCO_SEED_BITS, b->coco_seed_bits);
     add_u(params, max, &n, "coco-refusals", b->coco_refusals);
     add_s(params, max, &n, RDRAND_PARAM_HEALTH_STATE, state);
-    add_s(params, max, &n, RDRAND_PARAM_HEALTH_VERDICT, verdict_text(v));
+    add_s(params, max, &n, RDRAND_PARAM_HEALTH_VERDICT,
+          rdrand_status_verdict_text(v));
     add_u(params, max, &n, RDRAND_PARAM_HEALTH_TRIPS, trips);
     add_i(params, max, &n, RDRAND_PARAM_COCO_ENFORCED,
           (v & RDRAND_STATUS_VERDICT_ENFORCED) != 0);
@@ -656,7 +647,8 @@ static void block_problems(const struct check_pid *p, const char *state,
         check_problem(r, SEV_UNHEALTHY, 0, NULL, NULL,
                       "the process's verdict on RDRAND is %s after %" PRIu64
                       " fault%s%s%s",
-                      verdict_text(v), trips, trips == 1 ? "" : "s",
+                      rdrand_status_verdict_text(v), trips,
+                      trips == 1 ? "" : "s",
                       (v & RDRAND_STATUS_VERDICT_PERMANENT)
                           ? ": no request is served again until it restarts: "
                           : "",

@@ -103,7 +103,7 @@ static void test_clean_instance_serves(void **state)
     assert_int_equal(admit(bare(&prov), &t), RDRAND_ADMIT_SERVE);
     assert_int_equal(rdrand_fault_usable(&prov), 1);
     assert_string_equal(rdrand_fault_state_text(&prov), "ok");
-    assert_string_equal(rdrand_fault_verdict_text(rdrand_fault_verdict()),
+    assert_string_equal(rdrand_status_verdict_text(rdrand_fault_verdict()),
                         "ok");
 }
 
@@ -128,7 +128,7 @@ static void test_trip_recovers_then_serves(void **state)
 
     (void)state;
     rdrand_fault_record(bare(&prov), RDRAND_R_STUCK_ONES, NULL);
-    assert_string_equal(rdrand_fault_verdict_text(rdrand_fault_verdict()),
+    assert_string_equal(rdrand_status_verdict_text(rdrand_fault_verdict()),
                         "intermittent");
     assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_STUCK_ONES);
     assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_RECOVER);
@@ -178,7 +178,7 @@ static void test_second_trip_is_permanent(void **state)
     memcpy(&b, &a, sizeof(b));
     rdrand_fault_record(&a, RDRAND_R_BIASED_BIT, NULL);
     rdrand_fault_record(&a, RDRAND_R_STUCK_BIT, NULL);
-    assert_string_equal(rdrand_fault_verdict_text(rdrand_fault_verdict()),
+    assert_string_equal(rdrand_status_verdict_text(rdrand_fault_verdict()),
                         "permanent");
     assert_int_equal(rdrand_fault_permanent(), RDRAND_R_STUCK_BIT);
     assert_int_equal(admit(&a, &t), RDRAND_ADMIT_REFUSED);
