@@ -125,19 +125,17 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
         abort();
     }
     /*
-     * From openssl.cnf OpenSSL skips us without a word: 3.0-3.6 then seed
-     * from the OS, 4.0 fails closed if [random] names us (unable to fetch
-     * drbg, not our reason).  Say it where it shows.  With the longest
-     * reason, cause, platform and signal this is 504 bytes, within
-     * rdrand_warn's 512.
+     * From openssl.cnf OpenSSL skips us without a word (errors.h,
+     * RDRAND_TEXT_UNSERVED): say it where it shows.  With the longest
+     * reason, cause, platform and signal this is 535 bytes, within
+     * RDRAND_WARN_MAX.
      */
     (void)rdrand_warn_permanent_claim(prov);
-    rdrand_warn(prov,
-                "%s; platform %s (decided by %s); cause: %s; refused to "
-                "load (on_coco_failure = refuse); from openssl.cnf OpenSSL "
-                "skips it: 3.0-3.6 seed from the OS, 4.0 fails every random "
-                "request if [random] seed = RDRAND",
-                rdrand_reason_text(coco_reason), platform, prov->coco.signal,
-                cause);
+    rdrand_warn(
+        prov,
+        "%s; platform %s (decided by %s); cause: %s; refused to "
+        "load (on_coco_failure = refuse); from openssl.cnf OpenSSL "
+        "skips it, and where [random] seed = RDRAND, " RDRAND_TEXT_UNSERVED,
+        rdrand_reason_text(coco_reason), platform, prov->coco.signal, cause);
     return 0;
 }

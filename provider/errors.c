@@ -9,7 +9,22 @@
 
 #include <openssl/err.h>
 
+#include "health.h"
 #include "prov.h"
+#include "recovery.h"
+#include "seen.h"
+
+/*
+ * The cutoffs the messages quote, from their one definition (each a
+ * plain decimal literal there).
+ */
+#define RDRAND_STR_(x) #x
+#define RDRAND_STR(x) RDRAND_STR_(x)
+#define S_REACH RDRAND_STR(RDRAND_RECENT_REACH)
+#define S_BLOCK RDRAND_STR(RDRAND_BIT_BLOCK)
+#define S_WINDOW RDRAND_STR(RDRAND_APT_WINDOW)
+#define S_BIT_CUTOFF RDRAND_STR(RDRAND_BIT_CUTOFF)
+#define S_RECOVERY RDRAND_STR(RDRAND_RECOVERY_WORDS)
 
 /*
  * The one table of reasons: each with its properties and its message.
@@ -68,24 +83,26 @@
     X(RDRAND_R_SHORT_CYCLE, PROOF,                                             \
       "RDRAND returned a word equal to one of the recent words drawn in this " \
       "process or a process forked from the same one (recent-words test, at "  \
-      "least the last 4096): its output repeats; the CPU's random number "     \
-      "generator is not usable")                                               \
+      "least the last " S_REACH "): its output repeats; the CPU's random "     \
+      "number generator is not usable")                                        \
     X(RDRAND_R_STUCK_BIT, HEALTH,                                              \
-      "RDRAND returned 64 words in which one bit position never changed "      \
-      "(stuck-bit test): the CPU's random number generator is not usable")     \
+      "RDRAND returned " S_BLOCK " words in which one bit position never "     \
+      "changed (stuck-bit test): the CPU's random number generator is not "    \
+      "usable")                                                                \
     X(RDRAND_R_BIASED_BIT, HEALTH,                                             \
-      "RDRAND returned 512 words in which one bit position took one value "    \
-      "343 times or more (bit proportion test): the CPU's random number "      \
-      "generator is not usable")                                               \
+      "RDRAND returned " S_WINDOW " words in which one bit position took one " \
+      "value " S_BIT_CUTOFF " times or more (bit proportion test): the CPU's " \
+      "random number generator is not usable")                                 \
     X(RDRAND_R_NO_AESNI, 0,                                                    \
       "conditioning = reduce512 needs AES-NI (CPUID leaf 1 ECX bit 25), "      \
       "which this CPU does not report; set conditioning = none or run on a "   \
       "CPU with AES-NI")                                                       \
     X(RDRAND_R_RECOVERY_FAILED, HEALTH,                                        \
-      "RDRAND failed its recovery after a health-test trip: over the 8192 "    \
-      "words drawn to recover, a bit position or a byte value was too "        \
-      "frequent, so the defect persists; this process will not use RDRAND "    \
-      "again: restart it after checking the CPU, its microcode and "           \
+      "RDRAND failed its recovery after a health-test trip: over "             \
+      "the " S_RECOVERY                                                        \
+      " words drawn to recover, a bit position or a byte value "               \
+      "was too frequent, so the defect persists; this process will not use "   \
+      "RDRAND again: restart it after checking the CPU, its microcode and "    \
       "firmware")                                                              \
     X(RDRAND_R_LONG_CYCLE, PROOF,                                              \
       "RDRAND returned a word equal to one drawn earlier in this process or "  \
@@ -154,7 +171,7 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
 
 void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[RDRAND_WARN_MAX];
     va_list ap;
     int len;
 

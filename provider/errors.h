@@ -63,6 +63,18 @@ int rdrand_reason_has(int reason, unsigned int flag);
 
 /* The table served through OSSL_FUNC_PROVIDER_GET_REASON_STRINGS. */
 const OSSL_ITEM *rdrand_reason_strings(void);
+/*
+ * What OpenSSL does where the seed source [random] names is not served
+ * (its provider refused to load or is not loaded, or the name matches
+ * nothing), said in every message that leads there.  Measured per
+ * release in docs/compatibility.md ("What fails closed on 4.0, and what
+ * stays silent"); it is why a refused value loads and fails every request
+ * (fault.c) instead of refusing to load.
+ */
+#define RDRAND_TEXT_UNSERVED                                                   \
+    "OpenSSL 3.0-3.6 seed from the OS without a word, 4.0 fails every "        \
+    "random request"
+
 /* The string for one reason, or "unknown reason". */
 const char *rdrand_reason_text(int reason);
 /*
@@ -107,6 +119,8 @@ int rdrand_warn_permanent_claim(const struct rdrand_prov *prov);
  * warning, which a later RDRAND fault must still get.
  */
 void rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail);
+/* A warning's longest text; longer ones are cut. */
+#define RDRAND_WARN_MAX 640
 /*
  * A warning on the same channel every time it is called: for what happens
  * at most once per load (a refused config section, a refusal to load).

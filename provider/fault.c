@@ -300,8 +300,8 @@ void rdrand_fault_report(struct rdrand_prov *prov, int reason, const char *what)
 /*
  * The refusal.  A value the operator wrote and we refused must not leave
  * the provider running on defaults the operator did not choose, and
- * refusing to load would be skipped silently by OpenSSL (3.0-3.6 then
- * seed from the OS; 4.0 fails closed, but without our reason).  So the
+ * refusing to load would be skipped silently by OpenSSL
+ * (RDRAND_TEXT_UNSERVED, errors.h), or on 4.0 fail without our reason.  So the
  * instance loads and every request fails, naming what to fix.  The same
  * holds for a mode the operator chose that cannot run here (reduce512
  * without AES-NI or without its key): none was not asked for.

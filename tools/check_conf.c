@@ -27,20 +27,13 @@
 #include "conf_reach.h"
 #include "conf_walk.h"
 #include "config_rules.h"
+#include "errors.h"
 
 #define V3_3 0x30300000UL /* activate is a boolean from here on */
 #define V3_5 0x30500000UL /* random_provider exists from here on */
 
-/*
- * What OpenSSL does when the seed source [random] names cannot be
- * fetched (no such name, properties nothing matches, its provider not
- * loaded): 3.0-3.6 create the primary DRBG without it, seeded from the
- * OS, and say nothing; 4.0 fails the primary and so every random request
- * ("unable to fetch drbg").  Stated for both: a machine changes release.
- */
-#define UNFETCHED                                                              \
-    "OpenSSL 3.0-3.6 seed from the OS without a word, 4.0 fails every "        \
-    "random request (unable to fetch drbg)"
+/* Both releases' answer, stated for both: a machine changes release. */
+#define UNFETCHED RDRAND_TEXT_UNSERVED " (unable to fetch drbg)"
 
 /* ---- where each key is: conf_walk.c ---- */
 

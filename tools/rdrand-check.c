@@ -144,9 +144,8 @@ static void collect_errors_at(struct dynamic *d, size_t len)
             && rdrand_reason_has(ERR_GET_REASON(e), RDRAND_REASON_COCO))
             d->coco_refused = 1;
         /*
-         * The seed source [random] names could not be fetched: 3.0-3.6
-         * swallow this and seed from the OS, 4.0 raises it from
-         * rand_new_seed and fails the draw.
+         * The seed source [random] names could not be fetched: 4.0 raises
+         * this from rand_new_seed (RDRAND_TEXT_UNSERVED, errors.h).
          */
         if (ERR_GET_LIB(e) == ERR_LIB_RAND
             && ERR_GET_REASON(e) == RAND_R_UNABLE_TO_FETCH_DRBG && func != NULL
@@ -289,17 +288,16 @@ static void check_not_loaded(struct check_report *r, struct dynamic *d)
                       "provider %s refuses to load: %s", r->provider,
                       d->errors);
     else
-        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
-                      "provider %s is not loaded in a process using this "
-                      "configuration: %s%s%s",
-                      r->provider,
-                      d->drew ? "OpenSSL seeds from the OS without a word"
-                      : d->seed_unfetched
-                          ? "the seed source cannot be fetched, and "
-                            "OpenSSL 4.0 fails every random request "
-                            "(3.0-3.6 seed from the OS without a word)"
-                          : "drawing random bytes failed",
-                      d->errors[0] ? "; errors: " : "", d->errors);
+        check_problem(
+            r, SEV_MISCONFIGURED, 0, NULL, NULL,
+            "provider %s is not loaded in a process using this "
+            "configuration: %s%s%s",
+            r->provider,
+            d->drew ? "OpenSSL seeds from the OS without a word"
+            : d->seed_unfetched
+                ? "the seed source cannot be fetched: " RDRAND_TEXT_UNSERVED
+                : "drawing random bytes failed",
+            d->errors[0] ? "; errors: " : "", d->errors);
 }
 
 /* Every parameter the provider serves, into d->params. */
@@ -323,9 +321,8 @@ static void judge_draw(struct check_report *r, struct dynamic *d, int counted)
         check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL,
                       "drawing random bytes failed: OpenSSL cannot fetch the "
                       "seed source [random] names (seed, seed_properties) "
-                      "from provider %s, which is loaded: OpenSSL 4.0 fails "
-                      "every random request, 3.0-3.6 seed from the OS "
-                      "without a word; errors: %s",
+                      "from provider %s, which is loaded: " RDRAND_TEXT_UNSERVED
+                      "; errors: %s",
                       r->provider, d->errors);
     /*
      * Judged by the counters, not by an error's function name: a draw
