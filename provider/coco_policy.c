@@ -98,9 +98,9 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
     if (prov->config.on_coco_failure == RDRAND_ON_COCO_FAILURE_FAIL_CLOSED) {
         /*
          * Every request will raise coco_reason with the cause: say so now,
-         * as this process's one warning (a fork()ed child gives its own).
+         * as this process's one warning, which rdrand_fault_coco_failed
+         * took (a fork()ed child gives its own).
          */
-        (void)rdrand_warn_permanent_claim(prov);
         rdrand_warn(prov,
                     "%s; platform %s (decided by %s); cause: %s; every seed "
                     "request fails (on_coco_failure = fail-closed): restart "
@@ -130,7 +130,6 @@ int rdrand_coco_init_check(struct rdrand_prov *prov)
      * reason, cause, platform and signal this is 535 bytes, within
      * RDRAND_WARN_MAX.
      */
-    (void)rdrand_warn_permanent_claim(prov);
     rdrand_warn(
         prov,
         "%s; platform %s (decided by %s); cause: %s; refused to "

@@ -107,7 +107,7 @@ void rdrand_errata_check(struct rdrand_prov *prov)
 
     rdrand_cpu_info_gather(&prov->cpu);
     rdrand_errata_ids(&prov->cpu, prov->cpu_errata, sizeof(prov->cpu_errata));
-    /* The CPU is the process's: so is the warning, as rdrand_warn_once's. */
+    /* The CPU is the process's: so is the warning, as fault.c's are. */
     if (strcmp(prov->cpu_errata, "none") == 0 || !prov->rdrand_available
         || prov->config.warn == RDRAND_WARN_NONE
         || atomic_flag_test_and_set(&warned))

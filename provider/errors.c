@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "errors.h"
 
-#include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <syslog.h>
 
@@ -193,85 +191,4 @@ void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
                "rdrand-provider: %s (see rdrand-provider's "
                "docs/operations.md)",
                msg);
-}
-
-/*
- * One warning per process, outside the error queue, because an error
- * queue nobody prints is easy to miss and a broken CPU RNG is worth a
- * line in the system log.
- *
- * A fork()ed child is a process of its own: a pre-fork server's worker
- * meeting its first fault must say so even if its parent already did.
- * So every child starts unwarned: a pthread_atfork handler clears the
- * flag, registered once when the module is mapped and never dropped
- * (the module is linked -z nodelete and is never unmapped).  It costs a
- * store per fork() and nothing at the fault, where a getpid() compare
- * would have cost a system call at the moment a sandboxed process fails
- * (test_seccomp allows only write there) and would mistake a child
- * given a dead ancestor's recycled pid for the ancestor.  A child made
- * without fork() (raw clone(2), glibc's _Fork) runs no handler and keeps
- * its parent's flag; its faults still reach the error queue.
- */
-static atomic_flag rdrand_warned = ATOMIC_FLAG_INIT;
-/*
- * The second kind of line: the process's verdict became permanent.  A
- * first trip that a recovery may answer warns once; the verdict that no
- * request will be served again until a restart is worth a line of its
- * own, also once per process (docs/operations.md).
- */
-static atomic_flag rdrand_warned_permanent = ATOMIC_FLAG_INIT;
-
-/* The third: the OS's entropy failed (mix = os), not the hardware. */
-static atomic_flag rdrand_warned_os = ATOMIC_FLAG_INIT;
-
-static void rdrand_warned_child(void)
-{
-    atomic_flag_clear(&rdrand_warned_os);
-    atomic_flag_clear(&rdrand_warned);
-    atomic_flag_clear(&rdrand_warned_permanent);
-}
-
-__attribute__((constructor)) static void rdrand_warned_at_load(void)
-{
-    /* Fails only out of memory: then children stay silent, as before. */
-    (void)pthread_atfork(NULL, NULL, rdrand_warned_child);
-}
-
-int rdrand_warn_once_claim(const struct rdrand_prov *prov)
-{
-    return prov->config.warn != RDRAND_WARN_NONE
-           && !atomic_flag_test_and_set(&rdrand_warned);
-}
-
-void rdrand_warn_once(const struct rdrand_prov *prov, int reason)
-{
-    if (rdrand_warn_once_claim(prov))
-        rdrand_warn(prov, "%s", rdrand_reason_text(reason));
-}
-
-int rdrand_warn_permanent_claim(const struct rdrand_prov *prov)
-{
-    /* A permanent verdict says the fault too: no separate first line. */
-    (void)rdrand_warn_once_claim(prov);
-    return prov->config.warn != RDRAND_WARN_NONE
-           && !atomic_flag_test_and_set(&rdrand_warned_permanent);
-}
-
-void rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail)
-{
-    if (prov->config.warn != RDRAND_WARN_NONE
-        && !atomic_flag_test_and_set(&rdrand_warned_os))
-        rdrand_warn(prov, "%s: %s",
-                    rdrand_reason_text(RDRAND_R_OS_ENTROPY_FAILED), detail);
-}
-
-void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason)
-{
-    if (rdrand_warn_permanent_claim(prov))
-        rdrand_warn(prov,
-                    "%s; the process's verdict on RDRAND is now permanent "
-                    "(health-verdict): no request is served again in this "
-                    "process; restart it after checking the CPU, its "
-                    "microcode and firmware",
-                    rdrand_reason_text(reason));
 }

@@ -94,36 +94,12 @@ void rdrand_raise(const struct rdrand_prov *prov, const char *file, int line,
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-/*
- * One warning per process (a fork()ed child is a new one), to syslog or
- * stderr as configured: the reason's string.
- */
-void rdrand_warn_once(const struct rdrand_prov *prov, int reason);
-/*
- * Take that one warning without writing it, for a caller whose own line
- * names the fault: 1 if this call took it (the process had not warned
- * and prov warns), else 0.
- */
-int rdrand_warn_once_claim(const struct rdrand_prov *prov);
-/*
- * The process's one line for a permanent verdict (a fork()ed child gives
- * its own), naming reason; it also takes the one warning above, since it
- * says the fault too.  The claim is the same without writing, for a
- * caller whose own line says both.
- */
-void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason);
-int rdrand_warn_permanent_claim(const struct rdrand_prov *prov);
-/*
- * mix = os: the OS's entropy could not be read.  Its own line, once per
- * process (a fork()ed child is a new one): not the hardware's one
- * warning, which a later RDRAND fault must still get.
- */
-void rdrand_warn_os_once(const struct rdrand_prov *prov, const char *detail);
 /* A warning's longest text; longer ones are cut. */
 #define RDRAND_WARN_MAX 640
 /*
  * A warning on the same channel every time it is called: for what happens
  * at most once per load (a refused config section, a refusal to load).
+ * The process's one-shot warnings are the fault owner's (fault.c).
  */
 void rdrand_warn(const struct rdrand_prov *prov, const char *fmt, ...)
 #if defined(__GNUC__)

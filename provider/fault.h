@@ -126,6 +126,13 @@ void rdrand_fault_refuse(struct rdrand_prov *prov, int reason, const char *why);
 int rdrand_fault_refused(const struct rdrand_prov *prov);
 
 /*
+ * mix = os: the OS's entropy could not be read.  Its own line, once per
+ * process (a fork()ed child is a new one): not the hardware's one
+ * warning, which a later RDRAND fault must still get.
+ */
+void rdrand_fault_warn_os(const struct rdrand_prov *prov, const char *detail);
+
+/*
  * CoCo rules: from now on they are the process's (a detected guest, or
  * coco = require in any instance), and every trip, past or future, is
  * permanent.  There is no way back.
@@ -136,6 +143,8 @@ int rdrand_fault_coco_enforced(const struct rdrand_prov *prov);
 /*
  * The CoCo check at load failed with cause: latch the instance with the
  * CoCo reason that says so, over any fault that caused it, and return it.
+ * It takes the process's permanent warning: the caller's own line names
+ * the fault and what follows.
  */
 int rdrand_fault_coco_failed(struct rdrand_prov *prov, int cause);
 

@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "draw.h"
 #include "errors.h"
+#include "fault.h"
 #include "hw.h"
 #include "sha256.h"
 
@@ -66,7 +67,7 @@ static int rdrand_mix_read_os(struct rdrand_prov *prov, unsigned char *os,
     RDRAND_RAISE(prov, RDRAND_R_OS_ENTROPY_FAILED,
                  "%s of %zu bytes failed closed: %s; nothing was delivered",
                  request, len, detail);
-    rdrand_warn_os_once(prov, detail);
+    rdrand_fault_warn_os(prov, detail);
     return 0;
 }
 
