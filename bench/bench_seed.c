@@ -92,7 +92,6 @@
 #include "hw.h"
 #include "load.h"
 #include "rand.h"
-#include "seams.h"
 
 #define BENCH_TARGET_NS 5e6 /* calibrated batch length */
 #define BENCH_MAX_BYTES 4096

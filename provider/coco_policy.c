@@ -12,7 +12,6 @@
 #include "draw.h"
 #include "errors.h"
 #include "fault.h"
-#include "seams.h"
 #include "source.h"
 
 int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,

@@ -16,7 +16,6 @@
 #include "counters.h"
 #include "errors.h"
 #include "prov.h"
-#include "seams.h"
 #include "status_block.h"
 
 /*
@@ -216,15 +215,6 @@ static void rdrand_verdict_answer(uint64_t v)
            && !atomic_compare_exchange_weak(&rdrand_verdict_answered, &seen,
                                             RDRAND_VERDICT_TRIPS(v)))
         ;
-}
-
-void rdrand_fault_forget(void)
-{
-    atomic_store(&rdrand_verdict, 0);
-    atomic_store(&rdrand_verdict_why, RDRAND_R_OK);
-    atomic_store(&rdrand_verdict_last_reason, RDRAND_R_OK);
-    atomic_store(&rdrand_verdict_last_words, 0);
-    atomic_store(&rdrand_verdict_answered, 0);
 }
 
 /*

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "handover.h"
-#include "seams.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -95,13 +94,4 @@ void rdrand_handover_take(struct rdrand_health *h)
     memcpy(h->ones, rdrand_handover_windows.ones, sizeof(h->ones));
     OPENSSL_cleanse(&rdrand_handover_windows, sizeof(rdrand_handover_windows));
     atomic_store(&rdrand_handover_state, RDRAND_HANDOVER_EMPTY);
-}
-
-void rdrand_handover_forget(void)
-{
-    if (rdrand_handover_claim(RDRAND_HANDOVER_FULL)) {
-        OPENSSL_cleanse(&rdrand_handover_windows,
-                        sizeof(rdrand_handover_windows));
-        atomic_store(&rdrand_handover_state, RDRAND_HANDOVER_EMPTY);
-    }
 }

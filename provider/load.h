@@ -8,6 +8,8 @@
 #ifndef RDRAND_LOAD_H
 #define RDRAND_LOAD_H
 
+#include <stddef.h>
+
 #include "config_rules.h"
 #include "prov.h"
 
@@ -28,6 +30,14 @@ int rdrand_config_load(struct rdrand_prov *prov);
  * Under on_coco_failure = abort a failure does not return.
  */
 int rdrand_coco_init_check(struct rdrand_prov *prov);
+/*
+ * Its draw and check (called from outside coco_policy.c by tests, which
+ * hand it their own scratch to see it wiped, and by bench/): into
+ * scratch (at least coco_seed_bits / 8 bytes), wiped before it returns.
+ * RDRAND_R_OK or the reason.
+ */
+int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
+                           size_t scratch_len);
 
 /*
  * In reduce512 mode, after the self-test: check AES-NI and draw the key

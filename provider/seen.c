@@ -11,7 +11,6 @@
 #include <openssl/crypto.h>
 
 #include "aes.h"
-#include "seams.h"
 #include "seen_table.h"
 #include "sha256.h"
 
@@ -212,16 +211,4 @@ int rdrand_seen_process(uint64_t key[2], int *aes, struct rdrand_seen **table,
     key[0] = rdrand_seen_key_half(0, key[0]);
     key[1] = rdrand_seen_key_half(1, key[1]);
     return 1;
-}
-
-/* Test seam: no other thread or process of the tree may be drawing. */
-void rdrand_seen_forget(void)
-{
-    if (rdrand_seen_table != NULL)
-        memset(rdrand_seen_table, 0, sizeof(*rdrand_seen_table));
-    atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
-    atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);
-    /* a new process's load: the OS's key (once mapped, as a load has) */
-    if (pthread_once(&rdrand_seen_once, rdrand_seen_map) == 0)
-        rdrand_seen_key_from_os();
 }

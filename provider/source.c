@@ -14,7 +14,6 @@
 #include "handover.h"
 #include "mix.h"
 #include "recovery.h"
-#include "seams.h"
 #include "seen.h"
 
 /*
@@ -74,14 +73,6 @@ static void rdrand_wipe_at_exit(void)
 struct rdrand_health *rdrand_source_health(void)
 {
     return &rdrand_thread_health;
-}
-
-void rdrand_source_forget(void)
-{
-    rdrand_health_init(&rdrand_thread_health);
-    rdrand_fault_forget();
-    rdrand_seen_forget();
-    rdrand_handover_forget();
 }
 
 int rdrand_source_selftest(void)

@@ -29,10 +29,17 @@ exports_status_block() {
     [[ $type == [DdBb] ]] && ((16#${got:-x} == size))
 }
 no_simulation() { ! strings "$1" | has RDRAND_SIM; }
-# Test-only entry points of rdrand_core (every function provider/seams.h
-# declares) are garbage-collected at link.
+# Test-only entry points (every function tests/seams/seams.h declares)
+# live in tests/seams/, never in the module's sources.
 seams=$(sed -n 's/^void \(rdrand_[a-z_]*\)(void);$/\1/p' \
-    "$(dirname "$0")/../provider/seams.h")
+    "$(dirname "$0")/seams/seams.h")
+no_seam_in_sources() {
+    local seam
+    [ "$(wc -w <<<"$seams")" -ge 4 ] || return 1
+    for seam in $seams; do
+        ! grep -qw "$seam" "$(dirname "$0")"/../provider/*.[ch] || return 1
+    done
+}
 no_test_hooks() {
     local syms seam
     syms=$(nm "$1") && has -w OSSL_provider_init <<<"$syms" &&
@@ -104,8 +111,9 @@ check "rdrand.so exports exactly OSSL_provider_init and rdrand_status" \
 check "rdrand.so's rdrand_status is a data object of RDRAND_STATUS_SIZE bytes" \
     exports_status_block "$so"
 check "rdrand.so carries no simulation (no RDRAND_SIM)" no_simulation "$so"
-check "rdrand.so carries no test-only function (those of provider/seams.h)" \
+check "rdrand.so carries no test-only function (those of tests/seams/seams.h)" \
     no_test_hooks "$so"
+check "no module source names a test seam (provider/)" no_seam_in_sources
 check "rdrand.so imports no getenv" no_getenv "$so"
 check "rdrand.so is linked with -z now" bind_now "$so"
 check "rdrand.so stays mapped after dlclose (-z nodelete)" no_delete "$so"

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Test seams: nothing in the provider calls the void ones, and the
- * linker drops them from rdrand.so (tests/check_module.sh asserts it).  Unit
- * tests call them when they start a new simulated CPU (a new stream of words)
- * with no other thread drawing.
+ * Test seams: what only tests call, to start a new simulated CPU (a new
+ * stream of words) with no other thread drawing.  Each is defined in
+ * tests/seams/<file>_seams.c, which compiles the module's own
+ * provider/<file>.c as it is (an #include) and adds the function that
+ * reaches its state; the unit tests link those objects instead of the
+ * module's (CMakeLists.txt, rdrand_core_seams), and rdrand.so is built
+ * from the module's sources alone (tests/check_module.sh checks it
+ * carries none of these).
  */
 #ifndef RDRAND_SEAMS_H
 #define RDRAND_SEAMS_H
-
-#include <stddef.h>
 
 /* The process's verdict (fault.c): no trips, no CoCo rules. */
 void rdrand_fault_forget(void);
@@ -21,16 +23,6 @@ void rdrand_fault_forget(void);
 void rdrand_seen_forget(void);
 /* The windows exited threads handed over (handover.c). */
 void rdrand_handover_forget(void);
-
-/*
- * Not test-only, but called from outside its file only by tests (which
- * hand it their own scratch to see it wiped) and bench/: the CoCo check's draw
- * (coco_policy.c), into scratch (at least coco_seed_bits / 8 bytes),
- * wiped before it returns.  RDRAND_R_OK or the reason.
- */
-struct rdrand_prov;
-int rdrand_coco_seed_check(struct rdrand_prov *prov, unsigned char *scratch,
-                           size_t scratch_len);
 
 /*
  * All the process remembers of the CPU: the calling thread's test state,
