@@ -41,8 +41,10 @@ then
     for name in test_digest_instructions test_repeat_instructions \
         test_seen_instructions test_stuck_instructions test_apt_instructions \
         test_bits_instructions tests_added_instructions; do
-        check "prints bench: $name once, with a number" test "$(grep -cE \
-            "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
+        # A count of instructions is never negative (the parse of
+        # callgrind_annotate once took an inlined part for the whole).
+        check "prints bench: $name once, with a count >= 0" test "$(grep -cE \
+            "^bench: $name=[0-9]+\.[0-9]+$" "$out")" = 1
     done
     expected=42
 else

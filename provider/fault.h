@@ -43,13 +43,11 @@ struct rdrand_fault {
 /*
  * A snapshot of the process's verdict, two relaxed loads (three in a
  * second copy of the module in the process, fault.c): the count of
- * trips so far in the low bits, and two flags.
+ * trips so far in the low bits, and two flags: never served again, CoCo
+ * rules apply.  The status block's word (include/rdrand_status.h).
  */
-#define RDRAND_VERDICT_PERMANENT                                               \
-    RDRAND_STATUS_VERDICT_PERMANENT /* never again */
-#define RDRAND_VERDICT_ENFORCED                                                \
-    RDRAND_STATUS_VERDICT_ENFORCED /* CoCo rules                               \
-                                    */
+#define RDRAND_VERDICT_PERMANENT RDRAND_STATUS_VERDICT_PERMANENT
+#define RDRAND_VERDICT_ENFORCED RDRAND_STATUS_VERDICT_ENFORCED
 #define RDRAND_VERDICT_TRIPS(v) RDRAND_STATUS_VERDICT_TRIPS(v)
 
 /*

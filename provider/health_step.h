@@ -21,8 +21,20 @@
 #include "health.h"
 #include "seen_table.h"
 
+/*
+ * Every step is inlined into its caller, in every build: one left out of
+ * line (GCC at -O2 does that to a function with two callers) would take
+ * the word as an argument, save the loop's registers, a delivered word
+ * among them, below the frame the draw wipes, and keep the tests' state
+ * in memory instead of registers (+29 instructions a word; review of
+ * issue 32).  tests/check_module.sh fails if rdrand.so has an out-of-line
+ * copy.  The digest is not forced: its AES-NI target must match its
+ * caller's.
+ */
+#define RDRAND_STEP __attribute__((always_inline)) static inline
+
 /* 128-bit product of a and b, folded to 64 bits (high half ^ low half). */
-static inline uint64_t rdrand_health_fold(uint64_t a, uint64_t b)
+RDRAND_STEP uint64_t rdrand_health_fold(uint64_t a, uint64_t b)
 {
     unsigned __int128 p = (unsigned __int128)a * b;
 
@@ -68,8 +80,8 @@ rdrand_health_digest_aes(const struct rdrand_aes_key *k, uint64_t w,
  * Without AES-NI: two folded multiplications; *check is the low half of
  * the last product, one-to-one with the last fold's input.
  */
-static inline uint64_t rdrand_health_digest_mul(const uint64_t key[2],
-                                                uint64_t w, uint64_t *check)
+RDRAND_STEP uint64_t rdrand_health_digest_mul(const uint64_t key[2], uint64_t w,
+                                              uint64_t *check)
 {
     uint64_t inner = rdrand_health_fold(w ^ key[0], key[1] | 1) ^ key[1];
     unsigned __int128 p = (unsigned __int128)inner * (key[0] | 1);
@@ -93,9 +105,8 @@ rdrand_health_digest(const struct rdrand_health *h, const uint64_t key[2],
  * its last word w (as the carry in) into the window's ten planes.  In
  * memory: it runs once per 8 words.
  */
-static inline void rdrand_health_close_group(struct rdrand_health *h,
-                                             const uint64_t group[3],
-                                             uint64_t w)
+RDRAND_STEP void rdrand_health_close_group(struct rdrand_health *h,
+                                           const uint64_t group[3], uint64_t w)
 {
     uint64_t carry = w;
 
@@ -109,8 +120,8 @@ static inline void rdrand_health_close_group(struct rdrand_health *h,
 
 /* Stuck bit: w into the block's ORs; at a block's end, the bits it never
  * changed (0 otherwise).  A block starts over at its end. */
-static inline uint64_t rdrand_health_block_step(struct rdrand_health_scalars *c,
-                                                uint64_t w)
+RDRAND_STEP uint64_t rdrand_health_block_step(struct rdrand_health_scalars *c,
+                                              uint64_t w)
 {
     uint64_t stuck = 0;
 
@@ -131,9 +142,9 @@ static inline uint64_t rdrand_health_block_step(struct rdrand_health_scalars *c,
  * window's natural end (the biased bits returned, 0 otherwise).  Also
  * advances the window position.
  */
-static inline uint64_t rdrand_health_group_step(struct rdrand_health *h,
-                                                struct rdrand_health_scalars *c,
-                                                uint64_t w)
+RDRAND_STEP uint64_t rdrand_health_group_step(struct rdrand_health *h,
+                                              struct rdrand_health_scalars *c,
+                                              uint64_t w)
 {
     c->apt_seen = (c->apt_seen + 1) % RDRAND_APT_WINDOW;
     if (c->apt_seen % 8 != 0) {
@@ -161,8 +172,8 @@ struct rdrand_health_findings {
  * build that does not inline, each call deeper than the draw loop's own
  * saves its arguments below the frame the draw wipes (draw.c).
  */
-static inline uint64_t rdrand_health_repeat(struct rdrand_health_scalars *c,
-                                            uint64_t d)
+RDRAND_STEP uint64_t rdrand_health_repeat(struct rdrand_health_scalars *c,
+                                          uint64_t d)
 {
     uint64_t repeat = d == c->last;
 
@@ -172,15 +183,15 @@ static inline uint64_t rdrand_health_repeat(struct rdrand_health_scalars *c,
 
 /* One test for the loop (w + 1 <= 1 is w == 0 or w == ~0); which tests
  * failed is worked out only then. */
-static inline int rdrand_health_any(const struct rdrand_health_findings *f,
-                                    uint64_t w)
+RDRAND_STEP int rdrand_health_any(const struct rdrand_health_findings *f,
+                                  uint64_t w)
 {
     return (f->stuck | f->over | f->biased | f->repeat | f->seen | (w + 1 <= 1))
            != 0;
 }
 
 /* The verdict bits of a word found in the tables (RDRAND_SEEN_* bits). */
-static inline unsigned int rdrand_health_seen_verdict(uint64_t seen)
+RDRAND_STEP unsigned int rdrand_health_seen_verdict(uint64_t seen)
 {
     return (unsigned int)((seen & RDRAND_SEEN_RECENT) != 0) * RDRAND_FAIL_CYCLE
            | (unsigned int)((seen & RDRAND_SEEN_POINT) != 0)
@@ -191,7 +202,7 @@ static inline unsigned int rdrand_health_seen_verdict(uint64_t seen)
  * The verdict bits of a word that failed (rdrand_health_any).  A failing
  * APT window starts over (one defect, one failure).
  */
-static inline unsigned int
+RDRAND_STEP unsigned int
 rdrand_health_failed(struct rdrand_health_scalars *c,
                      const struct rdrand_health_findings *f, uint64_t w)
 {
@@ -211,15 +222,15 @@ struct rdrand_apt {
     __m128i counts, reference;
 };
 
-static inline struct rdrand_apt
+RDRAND_STEP struct rdrand_apt
 rdrand_apt_load(const struct rdrand_health_scalars *c)
 {
     return (struct rdrand_apt){_mm_cvtsi64_si128((long long)c->apt_counts),
                                _mm_cvtsi64_si128((long long)c->apt_reference)};
 }
 
-static inline void rdrand_apt_store(struct rdrand_health_scalars *c,
-                                    const struct rdrand_apt *a)
+RDRAND_STEP void rdrand_apt_store(struct rdrand_health_scalars *c,
+                                  const struct rdrand_apt *a)
 {
     c->apt_counts = (uint64_t)_mm_cvtsi128_si64(a->counts);
     c->apt_reference = (uint64_t)_mm_cvtsi128_si64(a->reference);
@@ -233,7 +244,7 @@ static inline void rdrand_apt_store(struct rdrand_health_scalars *c,
  * starts over there).  Lanes 0..7 only: the upper ones compare zeros and
  * mean nothing.
  */
-static inline uint64_t rdrand_health_apt_step(struct rdrand_apt *apt, __m128i x)
+RDRAND_STEP uint64_t rdrand_health_apt_step(struct rdrand_apt *apt, __m128i x)
 {
     apt->counts = _mm_sub_epi8(apt->counts, _mm_cmpeq_epi8(x, apt->reference));
     return (unsigned int)_mm_movemask_epi8(apt->counts) & 0xffu;
@@ -248,11 +259,11 @@ static inline uint64_t rdrand_health_apt_step(struct rdrand_apt *apt, __m128i x)
  * straight-line; the branches are taken at a window's or block's end (or
  * a group's, every 8 words).
  */
-static inline int rdrand_health_tests(struct rdrand_health *h,
-                                      struct rdrand_health_scalars *c,
-                                      struct rdrand_apt *apt, uint64_t w,
-                                      uint64_t d,
-                                      struct rdrand_health_findings *f)
+RDRAND_STEP int rdrand_health_tests(struct rdrand_health *h,
+                                    struct rdrand_health_scalars *c,
+                                    struct rdrand_apt *apt, uint64_t w,
+                                    uint64_t d,
+                                    struct rdrand_health_findings *f)
 {
     int opens = c->apt_seen == 0;
     __m128i x = _mm_cvtsi64_si128((long long)w);

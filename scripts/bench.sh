@@ -67,10 +67,14 @@ then
         --callgrind-out-file="$cg" "$dir/bench/bench_tests" -n "$words" -r 1 \
         >/dev/null || status=1
     callgrind_annotate --inclusive=yes --threshold=100 "$cg" | awk -v n="$words" '
+        # A function'"'"'s first line is its inclusive total (the lines are
+        # sorted by cost); with debug information, code inlined into it
+        # from other files gets lines of its own after it.
         match($0, /bench_step_[a-z_]+/) {
             name = substr($0, RSTART + 11, RLENGTH - 11)
             gsub(",", "", $1)
-            cost[name] = $1
+            if (!(name in cost))
+                cost[name] = $1
         }
         END {
             split("digest repeat seen stuck apt bits", t, " ")

@@ -48,6 +48,22 @@ no_test_hooks() {
         ! has -w "$seam" <<<"$syms" || return 1
     done
 }
+# Every function of provider/health_step.h but the AES-NI digest (whose
+# target must match its caller's) is forced inline (RDRAND_STEP): an
+# out-of-line copy would take a delivered word as its argument below the
+# frame the draw wipes.
+steps=$(grep -A1 -E '^(RDRAND_STEP|static inline|RDRAND_AESNI static)' \
+    "$(dirname "$0")/../provider/health_step.h" | grep -o '^rdrand_[a-z_]*(\|[ *]rdrand_[a-z_]*(' |
+    tr -d '( *' | grep -v -x -e rdrand_health_digest -e rdrand_health_digest_aes |
+    sort -u)
+steps_inlined() {
+    local syms step
+    syms=$(nm "$1") && has -w rdrand_draw <<<"$syms" &&
+        [ "$(wc -w <<<"$steps")" -ge 13 ] || return 1
+    for step in $steps; do
+        ! has -E "[[:space:]]$step(\.|\$)" <<<"$syms" || return 1
+    done
+}
 no_getenv() { ! nm -D --undefined-only "$1" | has -w -e getenv -e secure_getenv; }
 bind_now() { readelf -d "$1" | has -e BIND_NOW -e 'FLAGS.*NOW'; }
 no_delete() { readelf -d "$1" | has 'FLAGS_1.*NODELETE'; }
@@ -114,6 +130,8 @@ check "rdrand.so carries no simulation (no RDRAND_SIM)" no_simulation "$so"
 check "rdrand.so carries no test-only function (those of tests/seams/seams.h)" \
     no_test_hooks "$so"
 check "no module source names a test seam (provider/)" no_seam_in_sources
+check "rdrand.so has no out-of-line copy of a health step (RDRAND_STEP)" \
+    steps_inlined "$so"
 check "rdrand.so imports no getenv" no_getenv "$so"
 check "rdrand.so is linked with -z now" bind_now "$so"
 check "rdrand.so stays mapped after dlclose (-z nodelete)" no_delete "$so"

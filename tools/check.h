@@ -93,6 +93,19 @@ void check_problem(struct check_report *r, enum check_severity sev, int line,
     ;
 
 /*
+ * The exit status the problems make (an enum check_exit), and the
+ * finding that made it (-1 for none): the first of the deciding severity
+ * that names a line to fix, else the first.
+ */
+int check_verdict_of(const struct check_report *r, int *because);
+int check_verdict(const struct check_report *r);
+
+static inline const char *check_plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/*
  * Step 1: read r->config with libcrypto's own parser (NCONF) and check,
  * statically, that it makes r->provider the live seed source.  Lines come
  * from reading the file again (NCONF keeps none).
@@ -154,6 +167,16 @@ uint64_t check_pid_counter(const struct rdrand_status *b,
  */
 size_t check_pid_report(struct check_pid *p, struct check_report *r,
                         struct check_value *params, size_t max, int *live);
+
+/*
+ * --pid: the report from the process's status block, into r and d's
+ * parameters: its verdict, or -1 when it cannot be read (the reason is
+ * on stderr): there is no report to write.
+ */
+struct dynamic;
+int check_pid_run(struct check_report *r, struct dynamic *d,
+                  struct check_pid *p, const char *const *modules,
+                  size_t nmodules);
 
 /*
  * --enable and --disable (conf_edit.c): edit file in place, or explain

@@ -37,15 +37,6 @@
 
 /* ---- where each key is: conf_walk.c ---- */
 
-static void trim(char *s)
-{
-    size_t len = strlen(s), start = strspn(s, " \t\r\n");
-
-    while (len > start && isspace((unsigned char)s[len - 1]))
-        s[--len] = '\0';
-    memmove(s, s + start, len - start + 1);
-}
-
 /* The line NCONF takes a key from (the last one), or 0. */
 static int line_of_key(const struct conf_lines *l, const char *section,
                        const char *key, int nocase)
@@ -186,13 +177,6 @@ static size_t module_entries(STACK_OF(CONF_VALUE) * init, const char *module,
     return n;
 }
 
-static const char *skip_dot(const char *name)
-{
-    const char *dot = strchr(name, '.');
-
-    return dot != NULL ? dot + 1 : name;
-}
-
 /*
  * A provider section's key as provider_conf.c reads it: the name after
  * its first dot ("x.activate" is activate), the last entry winning.
@@ -204,7 +188,7 @@ static const char *prov_value(STACK_OF(CONF_VALUE) * sect, const char *key)
     for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
         const CONF_VALUE *kv = sk_CONF_VALUE_value(sect, i);
 
-        if (strcmp(skip_dot(kv->name), key) == 0)
+        if (strcmp(conf_skip_dot(kv->name), key) == 0)
             found = kv->value;
     }
     return found;
@@ -356,7 +340,7 @@ static void check_provider_section(struct check_report *r, const CONF *conf,
     check_duplicates(r, l, sect_name, 0);
     for (int i = 0; i < sk_CONF_VALUE_num(sect); i++) {
         const CONF_VALUE *kv = sk_CONF_VALUE_value(sect, i);
-        const char *key = skip_dot(kv->name), *near;
+        const char *key = conf_skip_dot(kv->name), *near;
         int known = -1;
 
         for (int k = 0; provider_keys[k] != NULL; k++)
@@ -505,7 +489,7 @@ static void check_providers(struct check_report *r, const CONF *conf,
     for (int i = 0; i < sk_CONF_VALUE_num(providers); i++) {
         const CONF_VALUE *kv = sk_CONF_VALUE_value(providers, i);
         STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, kv->value);
-        const char *name = skip_dot(kv->name), *id, *act;
+        const char *name = conf_skip_dot(kv->name), *id, *act;
 
         if (sect != NULL && (id = prov_value(sect, "identity")) != NULL)
             name = id;
@@ -574,8 +558,8 @@ static int selects_provider(const char *query, const char *name)
         if (eq == NULL)
             continue;
         *eq = '\0';
-        trim(c);
-        trim(eq + 1);
+        conf_trim(c);
+        conf_trim(eq + 1);
         if (strcasecmp(c, "provider") == 0)
             return strcasecmp(eq + 1, name) == 0;
     }
@@ -651,10 +635,11 @@ static const char *entry_name(const struct check_report *r, const CONF *conf,
 
     *active = 0;
     if (sect == NULL)
-        return skip_dot(kv->name);
+        return conf_skip_dot(kv->name);
     *active = activate_value(r, prov_value(sect, "activate")) == 1;
-    return (id = prov_value(sect, "identity")) != NULL ? id
-                                                       : skip_dot(kv->name);
+    return (id = prov_value(sect, "identity")) != NULL
+               ? id
+               : conf_skip_dot(kv->name);
 }
 
 /*

@@ -35,6 +35,8 @@
 #include "rdrand_status.h"
 
 #include "check.h"
+#include "check_live.h"
+#include "check_output.h"
 #include "config_rules.h"
 #include "errors.h"
 #include "pid_module.h"
@@ -718,4 +720,35 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
             && seed_failures == 0 && usable
             && !(v & RDRAND_STATUS_VERDICT_PERMANENT) && trips == 0;
     return n;
+}
+
+/*
+ * --pid: the report from the process's status block.  -1 when it cannot
+ * be read (the reason is on stderr): there is no report to write.
+ */
+int check_pid_run(struct check_report *r, struct dynamic *d,
+                  struct check_pid *p, const char *const *modules,
+                  size_t nmodules)
+{
+    const struct check_value *v;
+    int code = check_pid_read((pid_t)r->pid, p, modules, nmodules);
+
+    if (code == CHECK_UNREADABLE) {
+        fputs("rdrand-check: ", stderr);
+        put_text_safe(stderr, p->error);
+        fputc('\n', stderr);
+        return -1;
+    }
+    r->process = p->comm;
+    if (code == CHECK_MISCONFIGURED) {
+        check_problem(r, SEV_MISCONFIGURED, 0, NULL, NULL, "%s", p->error);
+        return check_verdict(r);
+    }
+    d->loaded = 1;
+    d->nparams = check_pid_report(p, r, d->params, MAX_PARAMS, &d->live);
+    if ((v = check_param(d, RDRAND_PARAM_SEED_REQUESTS)) != NULL)
+        d->seed_delta = v->u;
+    if ((v = check_param(d, RDRAND_PARAM_SEED_FAILURES)) != NULL)
+        d->failed_delta = v->u;
+    return check_verdict(r);
 }

@@ -65,13 +65,20 @@ struct walk {
     int abspath, dollarid, stop;
 };
 
-static void trim(char *s)
+void conf_trim(char *s)
 {
     size_t len = strlen(s), start = strspn(s, " \t\r\n");
 
     while (len > start && isspace((unsigned char)s[len - 1]))
         s[--len] = '\0';
     memmove(s, s + start, len - start + 1);
+}
+
+const char *conf_skip_dot(const char *name)
+{
+    const char *dot = strchr(name, '.');
+
+    return dot != NULL ? dot + 1 : name;
 }
 
 /*
@@ -470,8 +477,8 @@ static void pragma(struct walk *w, const char *arg)
     if ((colon = strchr(buf, ':')) == NULL)
         return; /* NCONF fails the load: reported from its error */
     *colon++ = '\0';
-    trim(buf);
-    trim(colon);
+    conf_trim(buf);
+    conf_trim(colon);
     if (strcmp(buf, "includedir") == 0)
         snprintf(w->includedir, sizeof(w->includedir), "%s", colon);
     else if (strcmp(buf, "abspath") == 0)
@@ -492,10 +499,10 @@ static int add_line(struct walk *w, char *buf, int pos)
     char *eq = NULL, *sep;
 
     conf_strip_comment(buf);
-    trim(buf);
+    conf_trim(buf);
     if (buf[0] == '[' && strchr(buf, ']') != NULL) {
         *strchr(buf, ']') = '\0';
-        trim(buf + 1);
+        conf_trim(buf + 1);
         snprintf(w->section, sizeof(w->section), "%.63s", buf + 1);
         snprintf(in->written, sizeof(in->written), "%s", w->section);
         w->opened = pos;
@@ -510,7 +517,7 @@ static int add_line(struct walk *w, char *buf, int pos)
         return 1; /* blank, or an error NCONF reports */
     } else {
         *eq = '\0';
-        trim(buf);
+        conf_trim(buf);
     }
     if (!grow((void **)&l->v, l->n, sizeof(*l->v)))
         return 0;

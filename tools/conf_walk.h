@@ -87,6 +87,14 @@ int conf_names_module(const char *entry, const char *module);
 /* The file (NULL for the file checked) and line of pos. */
 const char *conf_where(const struct conf_lines *l, int pos, int *line);
 
+/* s without its leading and trailing white space, in place. */
+void conf_trim(char *s);
+/*
+ * A provider section's key as provider_conf.c reads it: the name after
+ * its first dot ("x.activate" is activate).
+ */
+const char *conf_skip_dot(const char *name);
+
 /* "line N" in the file checked, else "FILE:N", into buf. */
 const char *conf_pos_text(const struct conf_lines *l, int pos, char *buf,
                           size_t len);
