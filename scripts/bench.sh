@@ -58,7 +58,11 @@ tests_args=()
 "$dir/bench/bench_tests" "${tests_args[@]}" || status=$?
 # And instructions per word, each step's function alone (callgrind is
 # exact where timings are not); the loop's own instructions are taken off.
-if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null
+if nm -D "$dir/bench/bench_tests" 2>/dev/null | grep -E '__(a|t)san_init' >/dev/null; then
+    # valgrind cannot run a sanitizer's runtime, and its counts would be
+    # the instrumentation's.
+    echo "bench_tests: a sanitizer build, no instruction counts"
+elif command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null
 then
     words=65536
     [ "$short" = 1 ] && words=512
