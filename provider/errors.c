@@ -7,14 +7,12 @@
 
 #include <openssl/err.h>
 
-#include "health.h"
+#include "health_state.h"
 #include "prov.h"
-#include "recovery.h"
-#include "seen.h"
 
 /*
  * The cutoffs the messages quote, from their one definition (each a
- * plain decimal literal there).
+ * plain decimal literal in health_state.h).
  */
 #define RDRAND_STR_(x) #x
 #define RDRAND_STR(x) RDRAND_STR_(x)

@@ -90,35 +90,6 @@ unsigned int rdrand_health_apt_count(const struct rdrand_health *h, int lane)
            & 0xff;
 }
 
-/*
- * The bit positions whose bit-sliced count x (planes[i]: bit i of each
- * count) is >= k, all 64 at once: from the top plane down, a count is
- * greater where it has a 1 against k's 0 while it was equal so far.
- */
-static uint64_t rdrand_sliced_at_least(const uint64_t x[RDRAND_BIT_PLANES],
-                                       unsigned int k)
-{
-    uint64_t greater = 0, equal = ~(uint64_t)0;
-
-    for (int i = RDRAND_BIT_PLANES - 1; i >= 0; i--) {
-        if (k >> i & 1) {
-            equal &= x[i];
-        } else {
-            greater |= equal & x[i];
-            equal &= ~x[i];
-        }
-    }
-    return greater | equal;
-}
-
-/* Once per window: count >= cutoff or count <= window - cutoff. */
-uint64_t rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES])
-{
-    return rdrand_sliced_at_least(ones, RDRAND_BIT_CUTOFF)
-           | ~rdrand_sliced_at_least(ones,
-                                     RDRAND_APT_WINDOW - RDRAND_BIT_CUTOFF + 1);
-}
-
 unsigned int rdrand_health_bit_count(const struct rdrand_health *h, int bit)
 {
     unsigned int count = 0;

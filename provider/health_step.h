@@ -18,7 +18,7 @@
 #include <wmmintrin.h>
 
 #include "aes.h"
-#include "health.h"
+#include "health_state.h"
 #include "seen_table.h"
 
 /*
@@ -133,6 +133,39 @@ RDRAND_STEP uint64_t rdrand_health_block_step(struct rdrand_health_scalars *c,
         c->block_seen = 0;
     }
     return stuck;
+}
+
+/*
+ * The bit positions whose bit-sliced count x (planes[i]: bit i of each
+ * count) is >= k, all 64 at once: from the top plane down, a count is
+ * greater where it has a 1 against k's 0 while it was equal so far.
+ */
+RDRAND_STEP uint64_t rdrand_sliced_at_least(const uint64_t x[RDRAND_BIT_PLANES],
+                                            unsigned int k)
+{
+    uint64_t greater = 0, equal = ~(uint64_t)0;
+
+    for (int i = RDRAND_BIT_PLANES - 1; i >= 0; i--) {
+        if (k >> i & 1) {
+            equal &= x[i];
+        } else {
+            greater |= equal & x[i];
+            equal &= ~x[i];
+        }
+    }
+    return greater | equal;
+}
+
+/*
+ * Once per window: the bit positions whose count of ones is >= cutoff or
+ * <= window - cutoff.
+ */
+RDRAND_STEP uint64_t
+rdrand_health_biased_bits(const uint64_t ones[RDRAND_BIT_PLANES])
+{
+    return rdrand_sliced_at_least(ones, RDRAND_BIT_CUTOFF)
+           | ~rdrand_sliced_at_least(ones,
+                                     RDRAND_APT_WINDOW - RDRAND_BIT_CUTOFF + 1);
 }
 
 /*

@@ -8,13 +8,7 @@
 
 #include "health.h"
 
-/* Whole 512-word windows judged; docs/health-tests.md. */
-#define RDRAND_RECOVERY_WINDOWS 16
-/* The words that makes (a literal: the reason's message quotes it). */
-#define RDRAND_RECOVERY_WORDS 8192
-_Static_assert(RDRAND_RECOVERY_WORDS
-                   == RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW,
-               "the recovery's words are its windows'");
+/* RDRAND_RECOVERY_WINDOWS, _WORDS: health_state.h. */
 /*
  * Over the 16 windows each bit takes each value fewer than this many
  * times, and each byte lane's APT counts (reference included) sum to

@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 
 #include "aes.h"
+#include "health_state.h"
 #include "seen_table.h"
 #include "sha256.h"
 
@@ -75,6 +76,8 @@
  * every process and every copy of the module, which made the module
  * fail to load under a tight RLIMIT_AS (review of round four, 5).
  */
+_Static_assert(RDRAND_RECENT_REACH == RDRAND_RECENT_BUCKETS,
+               "the reach health_state.h states is the buckets' count");
 static struct rdrand_seen *rdrand_seen_table;
 static pthread_once_t rdrand_seen_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t rdrand_process_key[2];

@@ -12,13 +12,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * The recent words' reach: a word repeated within this many words of the
- * tree is caught with probability 1 - 2^-41.6 (seen_table.h; a literal:
- * the reason's message quotes it).
- */
-#define RDRAND_RECENT_REACH 4096
-
 /* The tables' layout and their step: seen_table.h. */
 struct rdrand_seen;
 

@@ -25,8 +25,6 @@
 #define RDRAND_RECENT_BUCKETS_LOG2 12
 #define RDRAND_RECENT_BUCKETS ((size_t)1 << RDRAND_RECENT_BUCKETS_LOG2)
 #define RDRAND_RECENT_WAYS 15
-_Static_assert(RDRAND_RECENT_REACH == RDRAND_RECENT_BUCKETS,
-               "the reach seen.h states is the buckets' count");
 /*
  * Long cycles: distinguished points (van Oorschot and Wiener), the words
  * whose digest's low 8 bits are 0 (one in 256), in 2^16 direct-mapped

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "health.h"
+#include "health_step.h"
 #include "seen_table.h"
 #include "splitmix.h"
 #include "test_key.h"
