@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <openssl/provider.h>
@@ -93,6 +94,17 @@ void check_problem(struct check_report *r, enum check_severity sev, int line,
     ;
 
 /*
+ * The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 for
+ * an ill-formed one.
+ */
+size_t check_utf8_len(const unsigned char *s);
+/* s with every byte that is not printable UTF-8 escaped. */
+void put_text_safe(FILE *out, const char *s);
+/* A problem as one line: where (file:line: [section] key:) and what. */
+void problem_text(const struct check_report *r, const struct check_problem *p,
+                  char *buf, size_t len);
+
+/*
  * The exit status the problems make (an enum check_exit), and the
  * finding that made it (-1 for none): the first of the deciding severity
  * that names a line to fix, else the first.
@@ -120,6 +132,40 @@ struct check_value {
     int64_t i;
     const char *s;
 };
+
+/*
+ * What the live check (check_live.c) or --pid (check_pid.c) measured:
+ * the provider's parameters and what the draw proved.
+ */
+#define MAX_PARAMS 64
+
+/* A provider's seed counters at one moment. */
+struct seeds {
+    uint64_t requests, failures;
+};
+
+struct dynamic {
+    int loaded;            /* the provider is active in this process */
+    int drew;              /* RAND_bytes and every PR request succeeded */
+    int requests;          /* prediction-resistant requests made */
+    uint64_t seed_delta;   /* seed-requests during the draws */
+    uint64_t failed_delta; /* seed-failures during the draws */
+    struct seeds rand;     /* ... during RAND_bytes alone */
+    struct seeds pr;       /* ... during the prediction-resistant requests */
+    int rand_drew;         /* RAND_bytes succeeded */
+    int bypassed;          /* RAND_bytes goes to provider rand_to */
+    char rand_to[64];
+    int parts;          /* rand and pr were read around each part */
+    int live;           /* the verdict on the seed source */
+    int coco_refused;   /* the provider refused to load: CoCo check */
+    int seed_unfetched; /* OpenSSL 4.0 could not fetch the seed source */
+    char errors[1024];  /* the error queue after a failed draw */
+    struct check_value params[MAX_PARAMS];
+    size_t nparams;
+};
+
+/* The parameter key among those d read, or NULL. */
+const struct check_value *check_param(const struct dynamic *d, const char *key);
 
 /* Read one parameter described by known; 0 if get_params failed. */
 int check_get_param(OSSL_PROVIDER *prov, const OSSL_PARAM *known,
@@ -173,7 +219,6 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
  * parameters: its verdict, or -1 when it cannot be read (the reason is
  * on stderr): there is no report to write.
  */
-struct dynamic;
 int check_pid_run(struct check_report *r, struct dynamic *d,
                   struct check_pid *p, const char *const *modules,
                   size_t nmodules);

@@ -27,7 +27,6 @@
 
 #include "rdrand_provider.h"
 
-#include "check_output.h"
 #include "check_service.h"
 #include "errors.h"
 
@@ -63,14 +62,6 @@ static int counter(OSSL_PROVIDER *prov, const char *name, uint64_t *v)
 
     *v = 0;
     return OSSL_PROVIDER_get_params(prov, params);
-}
-
-const struct check_value *check_param(const struct dynamic *d, const char *key)
-{
-    for (size_t i = 0; i < d->nparams; i++)
-        if (strcmp(d->params[i].key, key) == 0)
-            return &d->params[i];
-    return NULL;
 }
 
 /* The error queue, appended at len to d->errors, then cleared. */
@@ -113,7 +104,7 @@ static void collect_errors_at(struct dynamic *d, size_t len)
     ERR_clear_error();
 }
 
-static void collect_errors(struct dynamic *d)
+void check_collect_errors(struct dynamic *d)
 {
     collect_errors_at(d, 0);
 }
@@ -312,8 +303,7 @@ static void judge_draw(struct check_report *r, struct dynamic *d, int counted)
  * asking for one by name can change which provider instance the seed
  * fetch picks, and the check must measure what an application gets.
  */
-static void check_live(struct check_report *r, struct dynamic *d,
-                       long more_seeds)
+void check_live(struct check_report *r, struct dynamic *d, long more_seeds)
 {
     OSSL_PROVIDER *prov;
     const struct check_value *status, *state;
@@ -388,7 +378,7 @@ static void check_live(struct check_report *r, struct dynamic *d,
  * What the service draw found, unless this process found it too: a
  * process as root, with the operator's environment, is not a service.
  */
-static void service_finding(struct check_report *r)
+void check_service_finding(struct check_report *r)
 {
     const struct check_service *s = r->service;
     enum check_severity sev;
@@ -421,37 +411,6 @@ static void service_finding(struct check_report *r)
                   "working directory /, the file given as OPENSSL_CONF), "
                   "found: %s",
                   s->user, (long)s->uid, s->why);
-}
-
-/*
- * Steps 1 to 3 in this process: load the configuration as an application
- * would, before any other libcrypto use, check it, then draw.
- */
-void check_in_process(struct check_report *r, struct dynamic *d,
-                      const char *config, long more)
-{
-    OPENSSL_INIT_SETTINGS *settings;
-
-    /* First, while nothing is loaded here for the service's child to
-     * inherit. */
-    if (r->service != NULL && !r->service->here)
-        check_service_run(r->service,
-                          r->config[0] == '/' ? r->config : r->shown,
-                          r->provider);
-    if ((settings = OPENSSL_INIT_new()) == NULL
-        || !OPENSSL_INIT_set_config_filename(settings, config)
-        || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
-        collect_errors(d);
-        /* A CoCo refusal is RDRAND failing (exit 1), not a mistake. */
-        check_problem(
-            r, d->coco_refused ? SEV_UNHEALTHY : SEV_MISCONFIGURED, 0, NULL,
-            NULL, "OpenSSL failed to apply this configuration: %s", d->errors);
-        d->errors[0] = '\0';
-    }
-    OPENSSL_INIT_free(settings);
-    check_config(r);
-    check_live(r, d, more);
-    service_finding(r);
 }
 
 /*

@@ -8,43 +8,22 @@
 
 #include "check.h"
 
-#define MAX_PARAMS 64
-
-/* A provider's seed counters at one moment. */
-struct seeds {
-    uint64_t requests, failures;
-};
-
-struct dynamic {
-    int loaded;            /* the provider is active in this process */
-    int drew;              /* RAND_bytes and every PR request succeeded */
-    int requests;          /* prediction-resistant requests made */
-    uint64_t seed_delta;   /* seed-requests during the draws */
-    uint64_t failed_delta; /* seed-failures during the draws */
-    struct seeds rand;     /* ... during RAND_bytes alone */
-    struct seeds pr;       /* ... during the prediction-resistant requests */
-    int rand_drew;         /* RAND_bytes succeeded */
-    int bypassed;          /* RAND_bytes goes to provider rand_to */
-    char rand_to[64];
-    int parts;          /* rand and pr were read around each part */
-    int live;           /* the verdict on the seed source */
-    int coco_refused;   /* the provider refused to load: CoCo check */
-    int seed_unfetched; /* OpenSSL 4.0 could not fetch the seed source */
-    char errors[1024];  /* the error queue after a failed draw */
-    struct check_value params[MAX_PARAMS];
-    size_t nparams;
-};
-
 /* The parameter key among those d read, or NULL. */
 const struct check_value *check_param(const struct dynamic *d, const char *key);
 
+/* The error queue into d->errors (appended), then cleared. */
+void check_collect_errors(struct dynamic *d);
 /*
- * Steps 1 to 3 in this process: load the configuration as an application
- * would, before any other libcrypto use, check it, then draw (1 + more
- * prediction-resistant requests).
+ * Step 2 and 3: draw through the default library context (RAND_bytes,
+ * then 1 + more prediction-resistant requests), prove from the
+ * provider's counters where the seeds went, and report its health.
  */
-void check_in_process(struct check_report *r, struct dynamic *d,
-                      const char *config, long more);
+void check_live(struct check_report *r, struct dynamic *d, long more);
+/*
+ * What the service draw found, unless this process found it too, as a
+ * problem in r; exits CHECK_USAGE if that draw could not run at all.
+ */
+void check_service_finding(struct check_report *r);
 
 /*
  * The check in a child, whose stderr passes through this process:

@@ -38,37 +38,11 @@ static const char *const severities[] = {"warning", "unhealthy",
 
 static void put_value(FILE *out, const struct check_value *v, int json);
 
-/*
- * The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 for
- * an ill-formed one (bad lead or continuation byte, overlong, surrogate,
- * above U+10FFFF).  Config values are free text: the outputs must stay
- * valid JSON and Prometheus text whatever bytes they hold.
- */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n = s[0] < 0x80   ? 1
-               : s[0] < 0xc2 ? 0
-               : s[0] < 0xe0 ? 2
-               : s[0] < 0xf0 ? 3
-               : s[0] < 0xf5 ? 4
-                             : 0;
-
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0)      /* overlong */
-        || (n == 3 && s[0] == 0xed && s[1] >= 0xa0)  /* surrogate */
-        || (n == 4 && s[0] == 0xf0 && s[1] < 0x90)   /* overlong */
-        || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90)) /* > U+10FFFF */
-        return 0;
-    return n;
-}
-
 /* s escaped for a JSON string (json) or a Prometheus label value. */
 static void put_escaped(FILE *out, const char *s, int json)
 {
     for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
-        size_t n = utf8_len(p);
+        size_t n = check_utf8_len(p);
 
         if (n == 0) {
             fputs("\xef\xbf\xbd", out); /* U+FFFD for the ill-formed byte */
@@ -85,28 +59,6 @@ static void put_escaped(FILE *out, const char *s, int json)
             fputs("\xef\xbf\xbd", out); /* a label: no terminal control */
         else
             fwrite(p, 1, n, out);
-        p += n;
-    }
-}
-
-/*
- * s for a terminal: a byte that could steer one (C0 and C1 controls, DEL)
- * or is not UTF-8 is written as \xNN.  Text a process or a file chose
- * (a process name, a path, a config value) cannot print a line of its own
- * or move the cursor over the verdict.
- */
-void put_text_safe(FILE *out, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; p && *p;) {
-        size_t n = utf8_len(p);
-
-        if (n == 0 || *p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] < 0xa0)) {
-            for (size_t i = 0; i < (n ? n : 1); i++)
-                fprintf(out, "\\x%02x", p[i]);
-            p += n ? n : 1;
-            continue;
-        }
-        fwrite(p, 1, n, out);
         p += n;
     }
 }
@@ -128,31 +80,6 @@ static void put_value(FILE *out, const struct check_value *v, int json)
         json_str(out, v->s);
     else
         put_text_safe(out, v->s);
-}
-
-/*
- * A finding as one line, "file:line: [section] key: message", the parts
- * there are (cut at len); the text report escapes it, the service draw's
- * finding is compared with it.
- */
-void problem_text(const struct check_report *r, const struct check_problem *p,
-                  char *buf, size_t len)
-{
-    size_t n = 0;
-
-#define PROBLEM_ADD(...)                                                       \
-    (n += n < len ? (size_t)snprintf(buf + n, len - n, __VA_ARGS__) : 0)
-    buf[0] = '\0';
-    if (p->line > 0)
-        PROBLEM_ADD("%s:%d: ", p->file[0] != '\0' ? p->file : r->shown,
-                    p->line);
-    if (p->section[0] != '\0')
-        PROBLEM_ADD("[%s] ", p->section);
-    if (p->key[0] != '\0')
-        PROBLEM_ADD("%s: ", p->key);
-#undef PROBLEM_ADD
-    if (n < len)
-        snprintf(buf + n, len - n, "%s", p->message);
 }
 
 static void put_problem(FILE *out, const struct check_report *r,

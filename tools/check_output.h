@@ -7,15 +7,9 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "check_live.h"
 
 enum format { TEXT, JSON, PROMETHEUS };
 
-/* s with every byte that is not printable UTF-8 escaped. */
-void put_text_safe(FILE *out, const char *s);
-/* A problem as one line: where (file:line: [section] key:) and what. */
-void problem_text(const struct check_report *r, const struct check_problem *p,
-                  char *buf, size_t len);
 /* The report, with its verdict code, in each format. */
 void put_text(FILE *out, const struct check_report *r, const struct dynamic *d,
               int code);

@@ -35,8 +35,6 @@
 #include "rdrand_status.h"
 
 #include "check.h"
-#include "check_live.h"
-#include "check_output.h"
 #include "config_rules.h"
 #include "errors.h"
 #include "pid_module.h"

@@ -4,12 +4,11 @@
  * rdrand.so the seed source in an openssl.cnf (Debian's stock file, or any
  * file whose structure this understands), and nothing else.
  *
- * The file is edited line by line, never rewritten: every line added
- * inside an operator's section ends with MARK, every new section sits in
- * one block between BEGIN and END at the end of the file, so --disable
- * removes exactly what --enable added and gives back the operator's bytes.
- * What it does not understand (see plan_enable) it refuses, changing
- * nothing.  The result is checked in a child process by rdrand-check's
+ * The file is edited line by line, never rewritten: conf_text.c reads
+ * it, conf_plan.c says what to add (marked, so that --disable removes
+ * exactly what --enable added and gives back the operator's bytes) and
+ * refuses what it does not understand, changing nothing.  This file owns
+ * the files: the result is checked in a child process by rdrand-check's
  * own check (static and live) before it replaces the file: a temporary
  * file in the same directory, a backup, then rename().
  */
@@ -50,7 +49,8 @@ static check_file_fn *check_file;
 
 /* ---- files ---- */
 
-static int load_conf(const char *buf, size_t size, CONF **conf, struct why *w)
+static int load_conf(const char *buf, size_t size, CONF **conf,
+                     struct edit_why *w)
 {
     BIO *bio = BIO_new_mem_buf(buf, (int)size);
     long eline = 0;
@@ -65,11 +65,12 @@ static int load_conf(const char *buf, size_t size, CONF **conf, struct why *w)
             ERR_error_string_n(e, err, sizeof(err));
         ERR_clear_error();
         BIO_free(bio);
-        return refuse(w,
-                      "line %ld: OpenSSL cannot parse this file (%s); every "
-                      "OpenSSL program using it runs without it: fix that "
-                      "first",
-                      eline, err);
+        return edit_refuse(
+            w,
+            "line %ld: OpenSSL cannot parse this file (%s); every "
+            "OpenSSL program using it runs without it: fix that "
+            "first",
+            eline, err);
     }
     BIO_free(bio);
     return 1;
@@ -110,7 +111,7 @@ static int read_file(struct file *f, const char *asked)
         close(fd);
         return 0;
     }
-    f->buf = xrealloc(NULL, (size_t)f->st.st_size + 1);
+    f->buf = edit_xrealloc(NULL, (size_t)f->st.st_size + 1);
     f->size = 0;
     while ((n = read(fd, f->buf + f->size, (size_t)f->st.st_size + 1 - f->size))
            != 0) {
@@ -131,7 +132,7 @@ static int read_file(struct file *f, const char *asked)
 /* Can this process replace the file: write it, and its directory? */
 static int writable(const struct file *f)
 {
-    char *dir = xstrdup(f->path);
+    char *dir = edit_xstrdup(f->path);
     int fd, ok;
 
     *strrchr(dir, '/') = '\0';
@@ -223,7 +224,7 @@ static int backup(const struct file *f, char *name, size_t len)
 
 static int sync_parent(const char *path)
 {
-    char *dir = xstrdup(path);
+    char *dir = edit_xstrdup(path);
     int fd, ok;
 
     *strrchr(dir, '/') = '\0';
@@ -236,7 +237,7 @@ static int sync_parent(const char *path)
 }
 
 /* The changes, as "+ line N" (new numbering) and "- line N" (old). */
-static void print_changes(const struct text *t, int adding)
+static void print_changes(const struct edit_text *t, int adding)
 {
     size_t n = 0;
 
@@ -438,45 +439,46 @@ static int replace(const struct file *f, const char *buf, size_t size,
 }
 
 /* A refusal: the reason, and the file as it was. */
-static int refused(const struct file *f, const struct why *w)
+static int refused(const struct file *f, const struct edit_why *w)
 {
     fprintf(stderr, "rdrand-check: %s: %s; nothing changed\n", f->path,
             w->text);
     return EDIT_REFUSED;
 }
 
-static int do_enable(const struct file *f, const struct text *t,
-                     const struct parsed *p, const CONF *conf)
+static int do_enable(const struct file *f, const struct edit_text *t,
+                     const struct edit_parsed *p, const CONF *conf)
 {
-    struct text orig, again, out;
-    struct parsed po;
+    struct edit_text orig, again, out;
+    struct edit_parsed po;
     struct plan pl;
-    struct why w;
+    struct edit_why w;
     char names[2048], *buf;
     size_t size;
     int ours, code;
     CONF *oconf = NULL;
 
-    if (!strip(t, &orig, &ours, &w)) {
+    if (!edit_strip(t, &orig, &ours, &w)) {
         return refused(f, &w);
     }
     if (ours) {
         /* Ours and consistent: --enable on what --disable gives is this. */
-        char *obuf = join(&orig, &size);
+        char *obuf = edit_join(&orig, &size);
         int same = 0;
 
-        parse(&orig, &po);
-        if (load_conf(obuf, size, &oconf, &w) && naming_lines(&po, NULL, 0) == 0
+        edit_parse(&orig, &po);
+        if (load_conf(obuf, size, &oconf, &w)
+            && edit_naming_lines(&po, NULL, 0) == 0
             && plan_enable(&po, oconf, &pl, &w)) {
-            apply(&orig, &pl, &again);
-            buf = join(&again, &size);
+            edit_apply(&orig, &pl, &again);
+            buf = edit_join(&again, &size);
             same = size == f->size && memcmp(buf, f->buf, size) == 0;
             free(buf);
-            text_free(&again);
+            edit_text_free(&again);
         }
         NCONF_free(oconf);
-        parsed_free(&po);
-        text_free(&orig);
+        edit_parsed_free(&po);
+        edit_text_free(&orig);
         free(obuf);
         if (same) {
             printf("%s: already enabled by rdrand-check --enable; nothing "
@@ -491,8 +493,8 @@ static int do_enable(const struct file *f, const struct text *t,
                 f->path);
         return EDIT_REFUSED;
     }
-    text_free(&orig);
-    if (naming_lines(p, names, sizeof(names)) > 0) {
+    edit_text_free(&orig);
+    if (edit_naming_lines(p, names, sizeof(names)) > 0) {
         printf("%s already names rdrand (not by rdrand-check --enable):%s\n"
                "checking it in a child process:\n",
                f->path, names);
@@ -513,33 +515,33 @@ static int do_enable(const struct file *f, const struct text *t,
     if (!plan_enable(p, conf, &pl, &w)) {
         return refused(f, &w);
     }
-    apply(t, &pl, &out);
+    edit_apply(t, &pl, &out);
     printf("--enable's edit of %s:\n", f->path);
     print_changes(&out, 1);
-    buf = join(&out, &size);
+    buf = edit_join(&out, &size);
     code = replace(f, buf, size, 1);
     free(buf);
-    text_free(&out);
+    edit_text_free(&out);
     return code;
 }
 
-static int do_disable(const struct file *f, const struct text *t,
-                      const struct parsed *p)
+static int do_disable(const struct file *f, const struct edit_text *t,
+                      const struct edit_parsed *p)
 {
-    struct text orig;
-    struct parsed po;
-    struct why w;
+    struct edit_text orig;
+    struct edit_parsed po;
+    struct edit_why w;
     char names[2048], *buf;
     size_t size;
     int ours, code;
     CONF *oconf = NULL;
 
-    if (!strip(t, &orig, &ours, &w)) {
+    if (!edit_strip(t, &orig, &ours, &w)) {
         return refused(f, &w);
     }
     if (!ours) {
-        text_free(&orig);
-        if (naming_lines(p, names, sizeof(names)) == 0) {
+        edit_text_free(&orig);
+        if (edit_naming_lines(p, names, sizeof(names)) == 0) {
             printf("%s: not enabled (no rdrand line); nothing changed\n",
                    f->path);
             return 0;
@@ -551,10 +553,10 @@ static int do_disable(const struct file *f, const struct text *t,
                 f->path, names);
         return EDIT_REFUSED;
     }
-    parse(&orig, &po);
-    buf = join(&orig, &size);
+    edit_parse(&orig, &po);
+    buf = edit_join(&orig, &size);
     code = 0;
-    if (naming_lines(&po, names, sizeof(names)) > 0) {
+    if (edit_naming_lines(&po, names, sizeof(names)) > 0) {
         fprintf(stderr,
                 "rdrand-check: %s: without rdrand-check's marked lines it "
                 "still names rdrand (a marked line edited, or rdrand lines "
@@ -570,26 +572,26 @@ static int do_disable(const struct file *f, const struct text *t,
         code = EDIT_REFUSED;
     }
     NCONF_free(oconf);
-    parsed_free(&po);
+    edit_parsed_free(&po);
     if (code == 0) {
         /* The lines removed, numbered as in the file now. */
-        struct text shown = {NULL, 0};
+        struct edit_text shown = {NULL, 0};
         int inside = 0;
 
         for (size_t i = 0; i < t->n; i++) {
             inside |= strcmp(t->v[i].text, BEGIN) == 0;
-            push(&shown, t->v[i].text, strlen(t->v[i].text), t->v[i].eol,
-                 inside || ends_with(t->v[i].text, MARK));
+            edit_push(&shown, t->v[i].text, strlen(t->v[i].text), t->v[i].eol,
+                      inside || edit_ends_with(t->v[i].text, MARK));
             if (strcmp(t->v[i].text, END) == 0)
                 inside = 0;
         }
         printf("--disable's edit of %s:\n", f->path);
         print_changes(&shown, 0);
-        text_free(&shown);
+        edit_text_free(&shown);
         code = replace(f, buf, size, 0);
     }
     free(buf);
-    text_free(&orig);
+    edit_text_free(&orig);
     return code;
 }
 
@@ -597,9 +599,9 @@ int conf_edit(int enable, const char *asked, check_file_fn *check)
 {
     struct file f = {0};
     struct stat st;
-    struct text t;
-    struct parsed p;
-    struct why w;
+    struct edit_text t;
+    struct edit_parsed p;
+    struct edit_why w;
     CONF *conf = NULL;
     int code, lock;
 
@@ -636,11 +638,11 @@ int conf_edit(int enable, const char *asked, check_file_fn *check)
                 w.text);
         code = EDIT_REFUSED;
     } else {
-        split(f.buf, f.size, &t);
-        parse(&t, &p);
+        edit_split(f.buf, f.size, &t);
+        edit_parse(&t, &p);
         code = enable ? do_enable(&f, &t, &p, conf) : do_disable(&f, &t, &p);
-        parsed_free(&p);
-        text_free(&t);
+        edit_parsed_free(&p);
+        edit_text_free(&t);
     }
     NCONF_free(conf);
     free((char *)f.path);
@@ -653,17 +655,17 @@ int conf_edit(int enable, const char *asked, check_file_fn *check)
 int conf_edit_reverts(const char *path)
 {
     struct file f = {0};
-    struct text t, orig;
-    struct why w;
+    struct edit_text t, orig;
+    struct edit_why w;
     int ours = 0, ok = 0;
 
     if (read_file(&f, path) && memchr(f.buf, '\0', f.size) == NULL) {
-        split(f.buf, f.size, &t);
-        if (strip(&t, &orig, &ours, &w)) {
+        edit_split(f.buf, f.size, &t);
+        if (edit_strip(&t, &orig, &ours, &w)) {
             ok = ours;
-            text_free(&orig);
+            edit_text_free(&orig);
         }
-        text_free(&t);
+        edit_text_free(&t);
     }
     free((char *)f.path);
     free(f.buf);

@@ -9,15 +9,15 @@
 
 #include "conf_text.h"
 
+/*
+ * Every line --enable adds inside an operator's section ends with MARK;
+ * every new section sits in one block between BEGIN and END at the end.
+ */
 #define MARK "  # rdrand-check --enable"
 #define BEGIN                                                                  \
     "# BEGIN rdrand-provider (rdrand-check --enable; revert: rdrand-check "    \
     "--disable)"
 #define END "# END rdrand-provider"
-#define BACKUP_INFIX ".rdrand-check-backup-"
-#define MAX_BACKUPS 64
-/* An openssl.cnf is a few kB; anything this large is not one. */
-#define MAX_SIZE (4 << 20)
 
 /* Our section names; any of them in the file means it names rdrand. */
 #define S_INIT "rdrand_openssl_init"
@@ -37,9 +37,11 @@ struct plan {
     int new_init, new_providers, new_default, new_random;
 };
 
-int plan_enable(const struct parsed *p, const CONF *conf, struct plan *pl,
-                struct why *w);
-void apply(const struct text *in, const struct plan *pl, struct text *out);
-int strip(const struct text *in, struct text *out, int *ours, struct why *w);
+int plan_enable(const struct edit_parsed *p, const CONF *conf, struct plan *pl,
+                struct edit_why *w);
+void edit_apply(const struct edit_text *in, const struct plan *pl,
+                struct edit_text *out);
+int edit_strip(const struct edit_text *in, struct edit_text *out, int *ours,
+               struct edit_why *w);
 
 #endif

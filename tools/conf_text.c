@@ -16,11 +16,12 @@
 
 #include <openssl/conf.h>
 
-#include "conf_walk.h"
+#include "check.h"
+#include "conf_lex.h"
 
 /* ---- the file as physical lines ---- */
 
-void text_free(struct text *t)
+void edit_text_free(struct edit_text *t)
 {
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i].text);
@@ -35,14 +36,14 @@ static void oom(void)
     exit(EDIT_FAILED);
 }
 
-void *xrealloc(void *p, size_t n)
+void *edit_xrealloc(void *p, size_t n)
 {
     if ((p = realloc(p, n)) == NULL)
         oom();
     return p;
 }
 
-char *xstrdup(const char *s)
+char *edit_xstrdup(const char *s)
 {
     char *d = strdup(s);
 
@@ -51,20 +52,21 @@ char *xstrdup(const char *s)
     return d;
 }
 
-void push(struct text *t, const char *s, size_t len, const char *eol, int added)
+void edit_push(struct edit_text *t, const char *s, size_t len, const char *eol,
+               int added)
 {
-    struct line *l;
+    struct edit_line *l;
 
-    t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+    t->v = edit_xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
     l = &t->v[t->n++];
-    l->text = xrealloc(NULL, len + 1);
+    l->text = edit_xrealloc(NULL, len + 1);
     memcpy(l->text, s, len);
     l->text[len] = '\0';
     l->eol = eol;
     l->added = added;
 }
 
-void split(const char *buf, size_t size, struct text *t)
+void edit_split(const char *buf, size_t size, struct edit_text *t)
 {
     size_t start = 0;
 
@@ -74,21 +76,22 @@ void split(const char *buf, size_t size, struct text *t)
         if (buf[i] == '\n') {
             int cr = i > start && buf[i - 1] == '\r';
 
-            push(t, buf + start, i - start - (size_t)cr, cr ? "\r\n" : "\n", 0);
+            edit_push(t, buf + start, i - start - (size_t)cr,
+                      cr ? "\r\n" : "\n", 0);
             start = i + 1;
         }
     if (start < size)
-        push(t, buf + start, size - start, "", 0);
+        edit_push(t, buf + start, size - start, "", 0);
 }
 
-char *join(const struct text *t, size_t *size)
+char *edit_join(const struct edit_text *t, size_t *size)
 {
     size_t len = 0, at = 0;
     char *buf;
 
     for (size_t i = 0; i < t->n; i++)
         len += strlen(t->v[i].text) + strlen(t->v[i].eol);
-    buf = xrealloc(NULL, len + 1);
+    buf = edit_xrealloc(NULL, len + 1);
     for (size_t i = 0; i < t->n; i++) {
         size_t a = strlen(t->v[i].text), b = strlen(t->v[i].eol);
 
@@ -101,7 +104,7 @@ char *join(const struct text *t, size_t *size)
     return buf;
 }
 
-int ends_with(const char *s, const char *suffix)
+int edit_ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
 
@@ -116,7 +119,7 @@ static int continued(const char *s)
 
 /* ---- the file as NCONF reads it: logical lines, sections, keys ---- */
 
-void parsed_free(struct parsed *p)
+void edit_parsed_free(struct edit_parsed *p)
 {
     for (size_t i = 0; i < p->n; i++) {
         free(p->v[i].section);
@@ -138,7 +141,7 @@ static char *trimmed(const char *s, size_t len)
         a++;
     while (len > a && isspace((unsigned char)s[len - 1]))
         len--;
-    d = xrealloc(NULL, len - a + 1);
+    d = edit_xrealloc(NULL, len - a + 1);
     memcpy(d, s + a, len - a);
     d[len - a] = '\0';
     return d;
@@ -146,14 +149,14 @@ static char *trimmed(const char *s, size_t len)
 
 /* Cut the comment: "#" outside quotes and not escaped, as NCONF does. */
 
-static void classify(struct logical *l, char *buf, const char *section)
+static void classify(struct edit_logical *l, char *buf, const char *section)
 {
     char *s, *eq;
     size_t colons;
 
     conf_strip_comment(buf);
     s = trimmed(buf, strlen(buf));
-    l->written = xstrdup(section);
+    l->written = edit_xstrdup(section);
     if (s[0] == '\0') {
         l->kind = K_BLANK;
     } else if (s[0] == '[' && strchr(s, ']') != NULL) {
@@ -174,7 +177,7 @@ static void classify(struct logical *l, char *buf, const char *section)
              colons++)
             ;
         if (l->key[colons] != '\0') {
-            char *key = xstrdup(l->key + colons + 2);
+            char *key = edit_xstrdup(l->key + colons + 2);
 
             l->section = trimmed(l->key, colons);
             free(l->key);
@@ -184,13 +187,13 @@ static void classify(struct logical *l, char *buf, const char *section)
         l->kind = K_OTHER;
     }
     if (l->section == NULL)
-        l->section = xstrdup(section);
+        l->section = edit_xstrdup(section);
     free(s);
 }
 
-void parse(const struct text *t, struct parsed *p)
+void edit_parse(const struct edit_text *t, struct edit_parsed *p)
 {
-    char *section = xstrdup("default"), *buf = NULL;
+    char *section = edit_xstrdup("default"), *buf = NULL;
     size_t len = 0;
 
     p->v = NULL;
@@ -198,15 +201,15 @@ void parse(const struct text *t, struct parsed *p)
     p->last_continued = t->n > 0 && continued(t->v[t->n - 1].text);
     for (size_t i = 0; i < t->n; i++) {
         size_t n = strlen(t->v[i].text);
-        struct logical *l;
+        struct edit_logical *l;
 
-        buf = xrealloc(buf, len + n + 1);
+        buf = edit_xrealloc(buf, len + n + 1);
         memcpy(buf + len, t->v[i].text, n + 1);
         if (continued(t->v[i].text) && i + 1 < t->n) {
             len += n - 1; /* the backslash goes, the next line joins */
             continue;
         }
-        p->v = xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
+        p->v = edit_xrealloc(p->v, (p->n + 1) * sizeof(*p->v));
         l = memset(&p->v[p->n++], 0, sizeof(*l));
         l->last = i;
         l->first = i;
@@ -215,7 +218,7 @@ void parse(const struct text *t, struct parsed *p)
         classify(l, buf, section);
         if (l->kind == K_HEADER) {
             free(section);
-            section = xstrdup(l->section);
+            section = edit_xstrdup(l->section);
         }
         len = 0;
     }
@@ -225,7 +228,7 @@ void parse(const struct text *t, struct parsed *p)
 
 /* ---- reasons and messages ---- */
 
-int refuse(struct why *w, const char *fmt, ...)
+int edit_refuse(struct edit_why *w, const char *fmt, ...)
 {
     va_list ap;
 
@@ -237,7 +240,7 @@ int refuse(struct why *w, const char *fmt, ...)
 
 /* ---- what the file says ---- */
 
-size_t headers(const struct parsed *p, const char *section)
+size_t edit_headers(const struct edit_parsed *p, const char *section)
 {
     size_t n = 0;
 
@@ -247,10 +250,11 @@ size_t headers(const struct parsed *p, const char *section)
 }
 
 /* The key lines of [section] matching key (nocase: [random]'s rule). */
-const struct logical *key_line(const struct parsed *p, const char *section,
-                               const char *key, int nocase, size_t *count)
+const struct edit_logical *edit_key_line(const struct edit_parsed *p,
+                                         const char *section, const char *key,
+                                         int nocase, size_t *count)
 {
-    const struct logical *found = NULL;
+    const struct edit_logical *found = NULL;
 
     *count = 0;
     for (size_t i = 0; i < p->n; i++)
@@ -272,34 +276,37 @@ const struct logical *key_line(const struct parsed *p, const char *section,
  * NCONF's, not ours), no "a::key" from elsewhere.  The default section
  * has no header.
  */
-int plain_section(const struct parsed *p, const char *section, struct why *w)
+int edit_plain_section(const struct edit_parsed *p, const char *section,
+                       struct edit_why *w)
 {
     size_t want = strcmp(section, "default") == 0 ? 0 : 1;
 
-    if (headers(p, section) != want)
-        return refuse(w,
-                      want ? "[%s] is written %zu times (OpenSSL merges them "
-                             "into one section); make it one section by hand"
-                           : "[%s] is reopened %zu times by a header "
-                             "(OpenSSL merges it into the lines before the "
-                             "first section); move those keys up by hand",
-                      section, headers(p, section));
+    if (edit_headers(p, section) != want)
+        return edit_refuse(
+            w,
+            want ? "[%s] is written %zu times (OpenSSL merges them "
+                   "into one section); make it one section by hand"
+                 : "[%s] is reopened %zu times by a header "
+                   "(OpenSSL merges it into the lines before the "
+                   "first section); move those keys up by hand",
+            section, edit_headers(p, section));
     for (size_t i = 0; i < p->n; i++) {
-        const struct logical *l = &p->v[i];
+        const struct edit_logical *l = &p->v[i];
 
         if (strcmp(l->section, section) != 0)
             continue;
         if (l->first != l->last)
-            return refuse(w,
-                          "line %zu: [%s] has a line continued with a "
-                          "backslash (lines %zu-%zu); join it by hand",
-                          l->first + 1, section, l->first + 1, l->last + 1);
+            return edit_refuse(w,
+                               "line %zu: [%s] has a line continued with a "
+                               "backslash (lines %zu-%zu); join it by hand",
+                               l->first + 1, section, l->first + 1,
+                               l->last + 1);
         if (l->kind == K_KEY && strcmp(l->written, section) != 0)
-            return refuse(w,
-                          "line %zu: %s::%s, written in [%s], sets a key of "
-                          "[%s]; move it into [%s] by hand",
-                          l->first + 1, section, l->key, l->written, section,
-                          section);
+            return edit_refuse(
+                w,
+                "line %zu: %s::%s, written in [%s], sets a key of "
+                "[%s]; move it into [%s] by hand",
+                l->first + 1, section, l->key, l->written, section, section);
     }
     return 1;
 }
@@ -309,23 +316,25 @@ int plain_section(const struct parsed *p, const char *section, struct why *w)
  * and [random] matches keys ignoring case): 0 and why if not; *l is the
  * line, or NULL when the key is not there.
  */
-int read_key(const struct parsed *p, const char *section, const char *key,
-             int nocase, const struct logical **l, struct why *w)
+int edit_read_key(const struct edit_parsed *p, const char *section,
+                  const char *key, int nocase, const struct edit_logical **l,
+                  struct edit_why *w)
 {
     size_t count;
 
-    *l = key_line(p, section, key, nocase, &count);
+    *l = edit_key_line(p, section, key, nocase, &count);
     if (count <= 1)
         return 1;
-    return refuse(w,
-                  "line %zu: [%s] %s is given %zu times (OpenSSL keeps only "
-                  "the last one%s); keep one by hand",
-                  (*l)->first + 1, section, key, count,
-                  nocase ? ", whatever its case" : "");
+    return edit_refuse(
+        w,
+        "line %zu: [%s] %s is given %zu times (OpenSSL keeps only "
+        "the last one%s); keep one by hand",
+        (*l)->first + 1, section, key, count,
+        nocase ? ", whatever its case" : "");
 }
 
 /* The line after which keys are added to [section] (SIZE_MAX: before 1). */
-size_t insert_point(const struct parsed *p, const char *section)
+size_t edit_insert_point(const struct edit_parsed *p, const char *section)
 {
     size_t at = SIZE_MAX;
 
@@ -340,7 +349,8 @@ size_t insert_point(const struct parsed *p, const char *section)
  * A value this reads must be what NCONF reads: no quotes, escapes or
  * $variables, which NCONF resolves and a line editor would not.
  */
-int plain_value(const CONF *conf, const struct logical *l, struct why *w)
+int edit_plain_value(const CONF *conf, const struct edit_logical *l,
+                     struct edit_why *w)
 {
     STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, l->section);
 
@@ -351,11 +361,12 @@ int plain_value(const CONF *conf, const struct logical *l, struct why *w)
             && strchr(l->value, '$') == NULL)
             return 1;
     }
-    return refuse(w,
-                  "line %zu: [%s] %s = %s: OpenSSL reads a different value "
-                  "(quotes, escapes or a $variable); --enable edits only "
-                  "plain values: write it plainly by hand",
-                  l->first + 1, l->section, l->key, l->value);
+    return edit_refuse(
+        w,
+        "line %zu: [%s] %s = %s: OpenSSL reads a different value "
+        "(quotes, escapes or a $variable); --enable edits only "
+        "plain values: write it plainly by hand",
+        l->first + 1, l->section, l->key, l->value);
 }
 
 /* OpenSSL 3.3+ reads activate as a boolean (provider_conf.c). */
@@ -372,7 +383,7 @@ static int true_boolean(const char *v)
  * off or refuse ("activate = 0"): a file that outlives a dist-upgrade
  * must mean the same on both.
  */
-int activates(const CONF *conf, const char *section, const char **bad)
+int edit_activates(const CONF *conf, const char *section, const char **bad)
 {
     STACK_OF(CONF_VALUE) *sect = NCONF_get_section(conf, section);
     int on = 0;
@@ -392,14 +403,14 @@ int activates(const CONF *conf, const char *section, const char **bad)
 }
 
 /* Lines that name rdrand: keys, values and headers, not comments. */
-size_t naming_lines(const struct parsed *p, char *out, size_t len)
+size_t edit_naming_lines(const struct edit_parsed *p, char *out, size_t len)
 {
     size_t n = 0, at = 0;
 
     if (len > 0)
         out[0] = '\0';
     for (size_t i = 0; i < p->n; i++) {
-        const struct logical *l = &p->v[i];
+        const struct edit_logical *l = &p->v[i];
         int names = (l->kind == K_HEADER && strcasestr(l->section, "rdrand"))
                     || (l->kind == K_KEY
                         && (strcasestr(l->key, "rdrand")

@@ -11,63 +11,67 @@
 
 #include <openssl/conf.h>
 
-struct line {
+struct edit_line {
     char *text;      /* without its end of line */
     const char *eol; /* "\n", "\r\n" or "" (last line, unterminated) */
     int added;       /* --enable's, in a plan */
 };
 
-struct text {
-    struct line *v;
+struct edit_text {
+    struct edit_line *v;
     size_t n;
 };
 
-enum kind { K_BLANK, K_HEADER, K_KEY, K_INCLUDE, K_PRAGMA, K_OTHER };
+enum edit_kind { K_BLANK, K_HEADER, K_KEY, K_INCLUDE, K_PRAGMA, K_OTHER };
 
-struct logical {
+struct edit_logical {
     size_t first, last; /* physical lines, 0-based */
-    enum kind kind;
+    enum edit_kind kind;
     char *section; /* the section it is in, or the header's name */
     char *written; /* the section it is written in ("a::k" is in "a") */
     char *key, *value;
 };
 
-struct parsed {
-    struct logical *v;
+struct edit_parsed {
+    struct edit_logical *v;
     size_t n;
     int last_continued; /* the last physical line ends in a backslash */
 };
 
-struct why {
+struct edit_why {
     char text[2048];
 };
 
 /* w's text from fmt; returns 0 (a refusal). */
-int refuse(struct why *w, const char *fmt, ...)
+int edit_refuse(struct edit_why *w, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-void text_free(struct text *t);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-void push(struct text *t, const char *s, size_t len, const char *eol,
-          int added);
-void split(const char *buf, size_t size, struct text *t);
-char *join(const struct text *t, size_t *size);
-int ends_with(const char *s, const char *suffix);
-void parsed_free(struct parsed *p);
-void parse(const struct text *t, struct parsed *p);
-size_t headers(const struct parsed *p, const char *section);
-const struct logical *key_line(const struct parsed *p, const char *section,
-                               const char *key, int nocase, size_t *count);
-int plain_section(const struct parsed *p, const char *section, struct why *w);
-int read_key(const struct parsed *p, const char *section, const char *key,
-             int nocase, const struct logical **l, struct why *w);
-size_t insert_point(const struct parsed *p, const char *section);
-int plain_value(const CONF *conf, const struct logical *l, struct why *w);
-int activates(const CONF *conf, const char *section, const char **bad);
-size_t naming_lines(const struct parsed *p, char *out, size_t len);
+void edit_text_free(struct edit_text *t);
+void *edit_xrealloc(void *p, size_t n);
+char *edit_xstrdup(const char *s);
+void edit_push(struct edit_text *t, const char *s, size_t len, const char *eol,
+               int added);
+void edit_split(const char *buf, size_t size, struct edit_text *t);
+char *edit_join(const struct edit_text *t, size_t *size);
+int edit_ends_with(const char *s, const char *suffix);
+void edit_parsed_free(struct edit_parsed *p);
+void edit_parse(const struct edit_text *t, struct edit_parsed *p);
+size_t edit_headers(const struct edit_parsed *p, const char *section);
+const struct edit_logical *edit_key_line(const struct edit_parsed *p,
+                                         const char *section, const char *key,
+                                         int nocase, size_t *count);
+int edit_plain_section(const struct edit_parsed *p, const char *section,
+                       struct edit_why *w);
+int edit_read_key(const struct edit_parsed *p, const char *section,
+                  const char *key, int nocase, const struct edit_logical **l,
+                  struct edit_why *w);
+size_t edit_insert_point(const struct edit_parsed *p, const char *section);
+int edit_plain_value(const CONF *conf, const struct edit_logical *l,
+                     struct edit_why *w);
+int edit_activates(const CONF *conf, const char *section, const char **bad);
+size_t edit_naming_lines(const struct edit_parsed *p, char *out, size_t len);
 
 #endif

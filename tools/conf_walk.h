@@ -13,6 +13,7 @@
 #include <openssl/conf.h>
 
 #include "check.h"
+#include "conf_lex.h"
 
 /*
  * A position is a number, 1 for the first physical line read, counted
@@ -54,46 +55,8 @@ struct conf_lines {
 void conf_walk(struct check_report *r, const CONF *conf, struct conf_lines *l);
 void conf_lines_free(struct conf_lines *l);
 
-/*
- * Where NCONF's key starts on a line s (blanks trimmed): past a
- * "sect::" prefix (a run of name characters and \x pairs, then "::"),
- * which names another section for a key and only the $-section for a
- * directive: "sect::.include = f" includes f.  The --enable editor reads
- * directives through it too.
- */
-const char *conf_key_start(const char *s);
-
-/*
- * The pieces of a line NCONF reads, shared by the check's walk and the
- * --enable editor (one reading of each, proven against NCONF by
- * tests/tools/conf_diff): a comment cut off in place ("#" outside its
- * three quotes and unescaped); whether a physical line of len bytes goes
- * on to the next (a last "\" not itself escaped); and the "=" after a key
- * (NULL when what follows the key is not one).
- */
-void conf_strip_comment(char *s);
-int conf_line_continues(const char *s, size_t len);
-char *conf_key_equals(char *s, int dollarid);
-
-/*
- * Does OpenSSL run the init-section entry named entry through the
- * configuration module named module?  Its module_find takes the name up
- * to the last '.' and the first built-in module whose name starts with
- * that (strncmp): "providers.2" and even "prov" name providers (no other
- * built-in module starts with 'p', or with 'r' for random).
- */
-int conf_names_module(const char *entry, const char *module);
-
 /* The file (NULL for the file checked) and line of pos. */
 const char *conf_where(const struct conf_lines *l, int pos, int *line);
-
-/* s without its leading and trailing white space, in place. */
-void conf_trim(char *s);
-/*
- * A provider section's key as provider_conf.c reads it: the name after
- * its first dot ("x.activate" is activate).
- */
-const char *conf_skip_dot(const char *name);
 
 /* "line N" in the file checked, else "FILE:N", into buf. */
 const char *conf_pos_text(const struct conf_lines *l, int pos, char *buf,

@@ -23,6 +23,9 @@
  * reads instead the provider's state and counters in running process
  * PID, from the status block the module exports (check_pid.c).
  *
+ * This file is the command line; the static check is check_conf.c, the
+ * draw check_live.c, the reports check_output.c, the editor conf_edit.c.
+ *
  * Exit status: 0 RDRAND is the live seed source and healthy, 1 RDRAND
  * failing or unhealthy, 2 seeds do not come from this provider
  * (misconfiguration), 3 usage error, 4 (--pid) that process cannot be
@@ -32,23 +35,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/conf.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/opensslv.h>
-#include <openssl/provider.h>
-#include <openssl/rand.h>
 
 #include "rdrand_provider.h"
 
@@ -56,8 +54,38 @@
 #include "check_live.h"
 #include "check_output.h"
 #include "check_service.h"
-#include "errors.h"
 #include "pid_module.h"
+
+/*
+ * Steps 1 to 3 in this process: load the configuration as an application
+ * would, before any other libcrypto use, check it, then draw.
+ */
+static void check_in_process(struct check_report *r, struct dynamic *d,
+                             const char *config, long more)
+{
+    OPENSSL_INIT_SETTINGS *settings;
+
+    /* First, while nothing is loaded here for the service's child to
+     * inherit. */
+    if (r->service != NULL && !r->service->here)
+        check_service_run(r->service,
+                          r->config[0] == '/' ? r->config : r->shown,
+                          r->provider);
+    if ((settings = OPENSSL_INIT_new()) == NULL
+        || !OPENSSL_INIT_set_config_filename(settings, config)
+        || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
+        check_collect_errors(d);
+        /* A CoCo refusal is RDRAND failing (exit 1), not a mistake. */
+        check_problem(
+            r, d->coco_refused ? SEV_UNHEALTHY : SEV_MISCONFIGURED, 0, NULL,
+            NULL, "OpenSSL failed to apply this configuration: %s", d->errors);
+        d->errors[0] = '\0';
+    }
+    OPENSSL_INIT_free(settings);
+    check_config(r);
+    check_live(r, d, more);
+    check_service_finding(r);
+}
 
 /* Who the service draw runs as, for every check of a file this run. */
 static struct check_service service_settings;
