@@ -40,13 +40,19 @@ no_seam_in_sources() {
         ! grep -qw "$seam" "$(dirname "$0")"/../provider/*.[ch] || return 1
     done
 }
-no_test_hooks() {
-    local syms seam
-    syms=$(nm "$1") && has -w OSSL_provider_init <<<"$syms" &&
-        [ "$(wc -w <<<"$seams")" -ge 4 ] || return 1
-    for seam in $seams; do
-        ! has -w "$seam" <<<"$syms" || return 1
+# The symbol table $1 has none of the names $2 (nor a compiler's clone of
+# one, name.lto_priv.0), and $2 names at least $3 of them.
+lacks_all() {
+    local name
+    [ "$(wc -w <<<"$2")" -ge "$3" ] || return 1
+    for name in $2; do
+        ! has -E "[[:space:]]$name(\.|\$)" <<<"$1" || return 1
     done
+}
+no_test_hooks() {
+    local syms
+    syms=$(nm "$1") && has -w OSSL_provider_init <<<"$syms" &&
+        lacks_all "$syms" "$seams" 4
 }
 # Every function of provider/health_step.h but the AES-NI digest (whose
 # target must match its caller's) is forced inline (RDRAND_STEP): an
@@ -57,12 +63,9 @@ steps=$(grep -A1 -E '^(RDRAND_STEP|static inline|RDRAND_AESNI static)' \
     tr -d '( *' | grep -v -x -e rdrand_health_digest -e rdrand_health_digest_aes |
     sort -u)
 steps_inlined() {
-    local syms step
+    local syms
     syms=$(nm "$1") && has -w rdrand_draw <<<"$syms" &&
-        [ "$(wc -w <<<"$steps")" -ge 13 ] || return 1
-    for step in $steps; do
-        ! has -E "[[:space:]]$step(\.|\$)" <<<"$syms" || return 1
-    done
+        lacks_all "$syms" "$steps" 13
 }
 no_getenv() { ! nm -D --undefined-only "$1" | has -w -e getenv -e secure_getenv; }
 bind_now() { readelf -d "$1" | has -e BIND_NOW -e 'FLAGS.*NOW'; }
