@@ -8,8 +8,9 @@
 # (default build-cov; --report-only: the counts the last run left).
 #   RDRAND_COVERAGE_TESTS: the ctest label regex (default unit|cli|integration)
 #   RDRAND_COVERAGE_LIST=1: also list every line with a branch never taken
-# A branch that no test can take is marked on its line in the code with
-# "/* unreachable: WHY */"; it is counted apart, never as covered.
+# A branch that no test can take is marked on its line in a .c file with
+# "/* unreachable: WHY */": the line's one untaken branch is counted
+# apart; a mark on a line with none untaken (stale) or several is an error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh python3
@@ -51,19 +52,33 @@ while IFS= read -r -d '' gcda; do
     # One directory per object: two objects of one source must not
     # overwrite each other's report.
     mkdir -p "$json/$n"
-    (cd "$json/$n" && gcov --json-format --branch-probabilities \
-        --object-directory "$(dirname "$gcda")" "$gcda" >/dev/null 2>&1) ||
+    if ! (cd "$json/$n" && gcov --json-format --branch-probabilities \
+        --object-directory "$(dirname "$gcda")" "$gcda" >/dev/null 2>&1); then
         echo "coverage: gcov could not read $gcda" >&2
+        status=1
+    fi
 done < <(find "$dir" -name '*.gcda' -print0)
-python3 - "$json" "$PWD" <<'EOF'
-import glob, gzip, json, os, sys
+[ "$n" -gt 0 ] || { echo "coverage: no counts in $dir" >&2; exit 1; }
+python3 - "$json" "$PWD" <<'EOF' || status=1
+import glob, gzip, json, os, re, sys
 
 root, top = sys.argv[1], sys.argv[2]
-lines, branches = {}, {}  # (file, line) -> covered; (file, line, i) -> taken
+# (file, line) -> covered; a branch -> taken.  A .c file's branch is
+# (file, line, i): every object of one source has the same branches.  A
+# header's inline code has a copy per caller, and objects hold different
+# numbers of copies, so its branch is (file, line, source, i): the copies
+# in the objects of one source (rdrand.so's, the test modules', the unit
+# tests' through tests/seams/), only those of the project's own sources
+# (a test's own copies prove nothing about the module's).
+lines, branches = {}, {}
+errors = []
 for path in glob.glob(os.path.join(root, "*", "*.gcov.json.gz")):
     with gzip.open(path, "rt") as f:
         report = json.load(f)
     cwd = report.get("current_working_directory", top)
+    data = report.get("data_file", "")
+    source = re.sub(r"(_seams)?\.c\.gcda$", ".c", os.path.basename(data))
+    ours = re.search(r"/(provider|tools|tests/seams)/[^/]*\.gcda$", data)
     for unit in report["files"]:
         # The build maps the source directory away (-ffile-prefix-map):
         # a relative name is the checkout's.
@@ -75,27 +90,35 @@ for path in glob.glob(os.path.join(root, "*", "*.gcov.json.gz")):
         # code (health_step.h, seen_table.h).
         if not name.startswith(("provider/", "tools/")) or not name.endswith((".c", ".h")):
             continue
+        header = name.endswith(".h")
+        if header and not ours:
+            continue
         for line in unit["lines"]:
             key = (name, line["line_number"])
             lines[key] = lines.get(key, False) or line["count"] > 0
             for i, b in enumerate(line.get("branches", [])):
-                bkey = key + (i,)
+                bkey = key + ((source, i) if header else (i,))
                 branches[bkey] = branches.get(bkey, False) or b["count"] > 0
 
 # A branch that cannot be taken is marked on its line, with why:
-# "/* unreachable: WHY */" (WHY says what would have to break first).
-# Marked branches are counted apart, never as covered.
-marked = {}
-def is_marked(f, line):
-    if f not in marked:
-        try:
-            with open(os.path.join(top, f), encoding="utf-8") as src:
-                marked[f] = {i + 1 for i, text in enumerate(src)
-                             if "/* unreachable: " in text}
-        except OSError:
-            marked[f] = set()
-    return line in marked[f]
-excluded = {k for k, hit in branches.items() if not hit and is_marked(k[0], k[1])}
+# "/* unreachable: WHY */" (WHY says what would have to break first), in
+# a .c file.  A mark excludes its line's one untaken branch; a mark on a
+# line with no untaken branch (stale: a test takes it) or with more than
+# one (which one is meant?) is an error, and excludes nothing.
+excluded = set()
+for f in sorted({k[0] for k in lines}):
+    with open(os.path.join(top, f), encoding="utf-8", errors="replace") as src:
+        marks = [i + 1 for i, text in enumerate(src) if "/* unreachable: " in text]
+    for line in marks:
+        mine = [k for k in branches if k[0] == f and k[1] == line]
+        untaken = [k for k in mine if not branches[k]]
+        if f.endswith(".h"):
+            errors.append(f"{f}:{line}: a mark in a header (copies differ)")
+        elif len(untaken) != 1:
+            errors.append(f"{f}:{line}: a mark on a line with "
+                          f"{len(untaken)} untaken branches of {len(mine)}")
+        else:
+            excluded.add(untaken[0])
 for k in excluded:
     del branches[k]
 
@@ -119,11 +142,18 @@ for f, (lh, lt, bh, bt) in sorted(table(lambda f: f).items()):
 print()
 print(f"branches marked unreachable (not counted): {len(excluded)}")
 for d in ("provider/", "tools/"):
-    missed = sorted((f, l) for (f, l, _), hit in branches.items()
-                    if not hit and f.startswith(d))
+    missed = sorted((k[0], k[1]) for k, hit in branches.items()
+                    if not hit and k[0].startswith(d))
     print(f"{d} lines with a branch never taken: {len(set(missed))}")
     if os.environ.get("RDRAND_COVERAGE_LIST"):
         for f, l in sorted(set(missed)):
             print(f"  {f}:{l}")
+for e in errors:
+    print(f"coverage: {e}", file=sys.stderr)
+sys.exit(1 if errors else 0)
 EOF
-[ "$status" -eq 0 ] || { echo "coverage: some tests failed (see $dir/coverage-ctest.log)"; exit 1; }
+[ "$status" -eq 0 ] || {
+    echo "coverage: a test failed ($dir/coverage-ctest.log), gcov could" \
+        "not read a count, or a mark is wrong (above)"
+    exit 1
+}

@@ -65,7 +65,7 @@ steps=$(grep -A1 -E '^(RDRAND_STEP|static inline|RDRAND_AESNI static)' \
 steps_inlined() {
     local syms
     syms=$(nm "$1") && has -w rdrand_draw <<<"$syms" &&
-        lacks_all "$syms" "$steps" 13
+        lacks_all "$syms" "$steps" 15
 }
 no_getenv() { ! nm -D --undefined-only "$1" | has -w -e getenv -e secure_getenv; }
 bind_now() { readelf -d "$1" | has -e BIND_NOW -e 'FLAGS.*NOW'; }

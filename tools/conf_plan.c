@@ -91,8 +91,8 @@ static void block(const struct plan *pl, struct edit_text *t, const char *eol)
  * does not understand: a live .include anywhere (it could define or
  * reopen the sections edited here, and following it is not this editor's
  * job); openssl_conf outside the default section; and, in each section it
- * reads or edits, what plain_section and plain_value refuse.  A [random]
- * that already names a seed source is the operator's choice: refused.
+ * reads or edits, what edit_plain_section and edit_plain_value refuse.  A
+ * [random] that already names a seed source is the operator's choice: refused.
  */
 /*
  * "key = sect" in the init section: sect must be written plainly, exist,
