@@ -46,9 +46,17 @@ struct rdrand_fault {
  * trips so far in the low bits, and two flags: never served again, CoCo
  * rules apply.  The status block's word (include/rdrand_status.h).
  */
-#define RDRAND_VERDICT_PERMANENT RDRAND_STATUS_VERDICT_PERMANENT
-#define RDRAND_VERDICT_ENFORCED RDRAND_STATUS_VERDICT_ENFORCED
-#define RDRAND_VERDICT_TRIPS(v) RDRAND_STATUS_VERDICT_TRIPS(v)
+#define RDRAND_VERDICT_PERMANENT ((uint64_t)1 << 63)
+#define RDRAND_VERDICT_ENFORCED ((uint64_t)1 << 62)
+#define RDRAND_VERDICT_TRIPS(v) ((v) & (RDRAND_VERDICT_ENFORCED - 1))
+/*
+ * Written out, not the block's own macros: those are UINT64_C(1) << 63,
+ * whose glibc expansion "1UL" clang-tidy's literal-suffix check refuses
+ * in every file that uses it.  The same bits, asserted.
+ */
+_Static_assert(RDRAND_VERDICT_PERMANENT == RDRAND_STATUS_VERDICT_PERMANENT
+                   && RDRAND_VERDICT_ENFORCED == RDRAND_STATUS_VERDICT_ENFORCED,
+               "fault.h and rdrand_status.h give the flags alike");
 
 /*
  * Two trips less than this many RDRAND words apart (drawn anywhere in
