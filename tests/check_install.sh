@@ -60,7 +60,7 @@ out() { "$@" >"$work/out" 2>&1; }
 # cmake --install leaves, both and its uninstall list (no doc symlink).
 examples=(rdrand.cnf rdrand-coco.cnf rdrand-fips.cnf seed-only.cnf
     rdrand-reduce512.cnf rdrand-mix.cnf rdrand-check.service
-    rdrand-check.timer)
+    rdrand-check.timer rdrand.rules.yml)
 runtime_files() {
     local p=$1 doc=$1/share/doc/$pkg f t
     echo "${RDRAND_MODULESDIR#/}/rdrand.so"
