@@ -81,6 +81,7 @@ runtime_files() {
 dev_files() { # in the package, its docs directory is a link to $pkg's
     echo "$1/include/rdrand_provider.h"
     echo "$1/include/rdrand_status.h"
+    echo "$1/share/pkgconfig/$pkg.pc"
     [ "${2-}" != deb ] || echo "$1/share/doc/$devpkg"
 }
 expected_files() {
@@ -177,6 +178,26 @@ if [ "$mode" = destdir ]; then
         same_list "$work/expected" "$work/actual"
     check "  ... and the systemd example runs /opt/rdrand/bin/rdrand-check" \
         runs_installed_tool "$root" /opt/rdrand
+    # An application's build: pkg-config finds the headers under the
+    # prefix (PKG_CONFIG_SYSROOT_DIR: as if DESTDIR were /), and the
+    # example compiles with nothing else but libcrypto's flags.
+    pc() { PKG_CONFIG_PATH=$root/opt/rdrand/share/pkgconfig \
+        PKG_CONFIG_SYSROOT_DIR=$root pkg-config "$@"; }
+    check "  ... pkg-config --cflags $pkg: -I<prefix>/include" \
+        test "$(pc --cflags "$pkg" | xargs)" = "-I$root/opt/rdrand/include"
+    check "  ... pkg-config --modversion $pkg: the project's version" \
+        test "$(pc --modversion "$pkg")" = "$RDRAND_VERSION"
+    example_compiles() {
+        local flags
+        flags=$(pc --cflags "$pkg" libcrypto) || return
+        cp "$RDRAND_SOURCE_DIR/docs/examples/seed_from_rdrand.c" "$work/" ||
+            return
+        # shellcheck disable=SC2086 # flags, split as a build splits them
+        cc -Wall -Werror $flags -c "$work/seed_from_rdrand.c" \
+            -o "$work/example.o"
+    }
+    check "  ... docs/examples/seed_from_rdrand.c compiles with those flags" \
+        out example_compiles
 
     # A relative RDRAND_MODULESDIR is under the prefix; an absolute one
     # outside it is said when installing without DESTDIR.  A second build

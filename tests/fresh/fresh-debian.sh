@@ -329,6 +329,22 @@ check "installed: rdrand-check -c .../examples/rdrand.cnf: exit 0" \
     run_step installed 120 "${in_root[@]}" 'unset OPENSSL_MODULES OPENSSL_CONF
         /usr/bin/rdrand-check -c /usr/share/doc/rdrand-provider/examples/rdrand.cnf'
 [ "$failed" -gt 0 ] || show "$work/logs/installed.log"
+# An application developer's path: the -dev package's pkg-config file
+# and headers, the example copied away from the source tree (its
+# "rdrand_provider.h" must come from /usr/include), built and run with
+# the installed module.
+# shellcheck disable=SC2016 # expanded by the shell in the chroot
+check "installed: pkg-config finds rdrand-provider; docs/examples/seed_from_rdrand.c builds against the packages and runs" \
+    run_step example 300 "${in_root[@]}" 'unset OPENSSL_MODULES OPENSSL_CONF
+        set -e
+        test "$(pkg-config --modversion rdrand-provider)" = "$(dpkg-query -W -f "\${Version}" rdrand-provider-dev | sed "s/-.*//")"
+        test -f /usr/include/rdrand_provider.h -a -f /usr/include/rdrand_status.h
+        mkdir -p /root/example && cp /src/docs/examples/seed_from_rdrand.c /root/example/
+        cd /root/example
+        cc -Wall -Werror $(pkg-config --cflags rdrand-provider libcrypto) \
+            seed_from_rdrand.c -o seed_from_rdrand $(pkg-config --libs libcrypto)
+        ./seed_from_rdrand'
+[ "$failed" -gt 0 ] || show "$work/logs/example.log"
 depends() { # the package holding rdrand.so depends on libc6 and libssl3*
     local d dep found=1
     for d in "${debs[@]}"; do
