@@ -31,11 +31,12 @@ for name in generate_4k_vs_raw generate_48_vs_raw6 generate_48_vs_seed_src \
     pr_drbg_reduce512_mix_vs_seed_src seed_48_mix_us test_loop_ns \
     test_digest_ns test_repeat_ns test_seen_ns test_stuck_ns test_apt_ns \
     test_bits_ns test_rdrand_ns test_draw_plain_ns test_draw_health_ns \
-    tests_added_ns tests_added_vs_draw; do
+    tests_added_ns tests_added_vs_draw contention_cf0_per_1e9 \
+    contention_p50_vs_alone; do
     check "prints bench: $name once, with a number" test "$(grep -cE \
         "^bench: $name=-?[0-9]+\.[0-9]+$" "$out")" = 1
 done
-expected=35
+expected=37
 if grep -q '^bench_tests: a sanitizer build' "$out"; then
     # shellcheck disable=SC2317 # called through check
     sanitized() { nm -D "$RDRAND_BUILD_DIR/bench/bench_tests" |
@@ -51,7 +52,7 @@ then
         check "prints bench: $name once, with a count >= 0" test "$(grep -cE \
             "^bench: $name=[0-9]+\.[0-9]+$" "$out")" = 1
     done
-    expected=42
+    expected=44
 else
     check "says why there are no instruction counts" \
         grep -q '^bench_tests: no valgrind' "$out"

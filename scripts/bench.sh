@@ -12,7 +12,8 @@
 # per round.  Each ratio is printed once more as "bench: NAME=VALUE".
 # Then bench/bench_tests: what each continuous health test costs per
 # word, in ns and (callgrind, where valgrind is installed) instructions,
-# against the budget (the tests <= 3 % of a 4 KiB draw).
+# against the budget (the tests <= 3 % of a 4 KiB draw).  Then
+# bench/bench_contention: RDRAND on every CPU at once, 10^9 words.
 #   scripts/bench.sh [--short] [--no-build] [bench_seed options]
 #     --short     smoke run: tiny batches, 1 s speed runs (the numbers
 #                 mean nothing; the suite checks that every name prints)
@@ -35,7 +36,8 @@ openssl=${OPENSSL_BIN:-openssl}
 if [ "$build" = 1 ]; then
     scripts/deps.sh
     cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-    cmake --build "$dir" -j "$(nproc)" --target bench_seed bench_tests rdrand \
+    cmake --build "$dir" -j "$(nproc)" --target bench_seed bench_tests \
+        bench_contention rdrand \
         >/dev/null
 fi
 modules=$(cd "$dir" && pwd)
@@ -97,6 +99,13 @@ then
 else
     echo "bench_tests: no valgrind, no instruction counts"
 fi
+
+# RDRAND on every CPU at once (issue 33): CF=0 per 10^9 words, latency
+# per CPU against one thread alone.  10^9 words in all (the figure
+# docs/performance.md records); RDRAND_CONTENTION_WORDS changes it.
+cwords=${RDRAND_CONTENTION_WORDS:-1e9} cbase=1e7
+if [ "$short" = 1 ]; then cwords=2e4 cbase=1e4; fi
+"$dir/bench/bench_contention" -n "$cwords" -b "$cbase" || status=1
 
 # bytes/s of "openssl speed rand" at 16 KiB, one second, machine-readable.
 speed() { # speed OPENSSL_CONF
