@@ -127,6 +127,24 @@ static int write_sample(const char *path, int weak)
 
 static int run(int filtered, char *err, size_t errlen);
 
+/*
+ * How a child ends: _exit (nothing of the parent's runs twice).  A
+ * coverage build (scripts/coverage.sh defines RDRAND_COVERAGE) ends it
+ * with exit() instead, whose destructors write every object's counts,
+ * which _exit would drop: rdrand-sim.so's too (its load's warnings run
+ * only in these children), which __gcov_dump called from here does not
+ * write, as the module exports nothing but OSSL_provider_init.  The
+ * parent has run nothing of OpenSSL's and flushed stdio before the fork.
+ */
+__attribute__((noreturn)) static void child_exit(int code)
+{
+#ifdef RDRAND_COVERAGE
+    exit(code);
+#else
+    _exit(code);
+#endif
+}
+
 /* Under refuse_table_mmap, on a weak or a control sample: run()'s. */
 static int run_sample(int weak, char *err, size_t errlen)
 {
@@ -165,19 +183,19 @@ static int run(int filtered, char *err, size_t errlen)
         dup2(fds[1], 2);
         close(fds[0]);
         if (filtered == 2)
-            _exit(refuse_table_mmap() ? served() : 3);
+            child_exit(refuse_table_mmap() ? served() : 3);
         if (filtered) {
             if (!refuse_shared_mmap())
-                _exit(3);
+                child_exit(3);
             p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
             if (p != MAP_FAILED || errno != EPERM)
-                _exit(4); /* the filter does not do what it must */
+                child_exit(4); /* the filter does not do what it must */
         }
         if (!OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL)
             || RAND_bytes(buf, sizeof(buf)) != 1)
-            _exit(1);
-        _exit(0);
+            child_exit(1);
+        child_exit(0);
     }
     close(fds[1]);
     while (got + 1 < errlen
