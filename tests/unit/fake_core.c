@@ -81,6 +81,18 @@ const OSSL_DISPATCH *fake_core_dispatch(void)
     return fake_core;
 }
 
+const OSSL_DISPATCH *fake_core_dispatch_without(int id)
+{
+    static OSSL_DISPATCH lacking[sizeof(fake_core) / sizeof(fake_core[0])];
+    size_t n = 0;
+
+    for (const OSSL_DISPATCH *d = fake_core; d->function_id != 0; d++)
+        if (d->function_id != id)
+            lacking[n++] = *d;
+    lacking[n] = (OSSL_DISPATCH){0, NULL};
+    return lacking;
+}
+
 int fake_last_reason(void)
 {
     return fake_error_count ? fake_errors[fake_error_count - 1].reason : 0;

@@ -27,6 +27,8 @@ extern int fake_core_get_params_fails;
 /* Set the provider's config section: NULL-terminated key, value pairs. */
 void fake_core_reset(const char *const *config);
 const OSSL_DISPATCH *fake_core_dispatch(void);
+/* The same table without the entry for function id (a core lacking it). */
+const OSSL_DISPATCH *fake_core_dispatch_without(int id);
 
 /* The last error's reason (0 if none) and message. */
 int fake_last_reason(void);
