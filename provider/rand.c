@@ -74,13 +74,10 @@ static void *rdrand_newctx(void *provctx, void *parent,
     return ctx;
 }
 
+/* OPENSSL_secure_clear_free(NULL, ...) does nothing. */
 static void rdrand_freectx(void *vctx)
 {
-    struct rdrand_ctx *ctx = vctx;
-
-    if (ctx == NULL)
-        return;
-    OPENSSL_secure_clear_free(ctx, sizeof(*ctx));
+    OPENSSL_secure_clear_free(vctx, sizeof(struct rdrand_ctx));
 }
 
 static int rdrand_check_strength(struct rdrand_ctx *ctx, unsigned int strength)
