@@ -29,6 +29,7 @@ struct sim_word {
 };
 
 struct sim_cpu {
+    int cpuid_absent; /* cpuid=absent: every leaf fails, as off x86-64 */
     int rdrand_present;
     int aesni_present;    /* CPUID leaf 1 ECX bit 25 */
     uint64_t fail_at;     /* 0: never */
@@ -385,7 +386,11 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             break;
         }
         *value++ = '\0';
-        if (strcmp(item, "rdrand") == 0 && strcmp(value, "absent") == 0)
+        if (strcmp(item, "cpuid") == 0 && strcmp(value, "absent") == 0)
+            cpu->cpuid_absent = 1;
+        else if (strcmp(item, "cpuid") == 0 && strcmp(value, "present") == 0)
+            cpu->cpuid_absent = 0;
+        else if (strcmp(item, "rdrand") == 0 && strcmp(value, "absent") == 0)
             cpu->rdrand_present = 0;
         else if (strcmp(item, "rdrand") == 0 && strcmp(value, "present") == 0)
             cpu->rdrand_present = 1;
@@ -672,6 +677,8 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
 {
     sim_init();
     memset(out, 0, sizeof(*out));
+    if (sim.cpuid_absent)
+        return 0;
     if (!rdrand_sim_coco_cpuid(leaf, subleaf, out)) {
         switch (leaf) {
         case 0:

@@ -3,6 +3,9 @@
  * The simulated CPU behind provider/hw.h, for test builds only.
  * Grammar of RDRAND_SIM (comma-separated key=value items, every item
  * optional, each key at most once, no empty item, no spaces):
+ *   cpuid=present|absent    absent: every CPUID leaf fails and reads 0,
+ *                           as provider/hw_x86.c off x86-64 (default
+ *                           present)
  *   rdrand=present|absent   CPUID leaf 1 ECX bit 30 (default present)
  *   aesni=present|absent    CPUID leaf 1 ECX bit 25 (default present); the
  *                           provider's AES-NI code runs on the real

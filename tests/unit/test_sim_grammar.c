@@ -216,6 +216,27 @@ static void test_items(void **state)
     refused("aesni=no", "not understood");
     refused("aesni=Absent", "not understood");
     refused("aesni=", "not understood");
+    accepted("cpuid=absent,rdrand=present");
+    refused("cpuid=absent,cpuid=present", "\"cpuid\" given twice");
+    refused("cpuid=none", "not understood");
+}
+
+/* cpuid=absent: every leaf fails and reads 0; present again restores. */
+static void test_cpuid_absent(void **state)
+{
+    static const struct rdrand_cpuid zero;
+    struct rdrand_cpuid leaf;
+
+    (void)state;
+    accepted("cpuid=absent");
+    for (uint32_t l = 0; l < 2; l++) {
+        memset(&leaf, 0xA5, sizeof(leaf));
+        assert_int_equal(rdrand_hw_cpuid(l, 0, &leaf), 0);
+        assert_memory_equal(&leaf, &zero, sizeof(leaf));
+    }
+    accepted("cpuid=present");
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf), 1);
+    assert_int_equal(leaf.ecx >> 30 & 1, 1);
 }
 
 /* CPUID leaf 1 ECX bit 25 says what aesni= says, default present. */
@@ -926,6 +947,7 @@ int main(void)
         cmocka_unit_test(test_fail_while),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_items),
+        cmocka_unit_test(test_cpuid_absent),
         cmocka_unit_test(test_aesni),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_microcode),
