@@ -12,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
@@ -549,11 +551,136 @@ static void test_parent_refused_and_uninstantiated(void **state)
         RAND_FN(uninstantiate, OSSL_FUNC_RAND_UNINSTANTIATE)(f.ctx), 1);
     assert_int_equal(f.generate(f.ctx, buf, sizeof(buf), 0, 0, NULL, 0), 0);
     assert_int_equal(fake_last_reason(), RDRAND_R_NOT_INSTANTIATED);
+    /* A seed from an uninstantiated context: refused, counted, no draw. */
+    {
+        unsigned char *seed = (unsigned char *)1;
+        uint64_t fails = counter(&f, RDRAND_PARAM_SEED_FAILURES);
+        uint64_t executed = rdrand_sim_executions();
+
+        fake_core_reset(NULL);
+        assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 64, 0, NULL, 0), 0);
+        assert_null(seed);
+        assert_int_equal(fake_last_reason(), RDRAND_R_NOT_INSTANTIATED);
+        assert_int_equal(counter(&f, RDRAND_PARAM_SEED_FAILURES) - fails, 1);
+        assert_int_equal(rdrand_sim_executions(), executed);
+    }
     assert_int_equal(RAND_FN(instantiate, OSSL_FUNC_RAND_INSTANTIATE)(
                          f.ctx, 512, 0, NULL, 0, NULL),
                      0);
     assert_int_equal(fake_last_reason(), RDRAND_R_STRENGTH_TOO_HIGH);
+    /* Freeing no context (as EVP_RAND_CTX_free(NULL) may reach it). */
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(NULL);
     fixture_down(&f);
+}
+
+/*
+ * Every OpenSSL allocation goes through these (main sets them before the
+ * first); while alloc_fails is set, each fails.
+ */
+static atomic_int alloc_fails;
+
+static void *failing_malloc(size_t n, const char *file, int line)
+{
+    (void)file, (void)line;
+    return atomic_load(&alloc_fails) || n == 0 ? NULL : malloc(n);
+}
+
+static void *failing_realloc(void *p, size_t n, const char *file, int line)
+{
+    (void)file, (void)line;
+    if (n == 0) {
+        free(p);
+        return NULL;
+    }
+    return atomic_load(&alloc_fails) ? NULL : realloc(p, n);
+}
+
+static void failing_free(void *p, const char *file, int line)
+{
+    (void)file, (void)line;
+    free(p);
+}
+
+/*
+ * Out of memory: a new context, a seed that does not fit the context's
+ * seed[], a second seed while seed[] is out, and a provider context are
+ * each refused with out_of_memory, naming what could not be allocated;
+ * the failed seeds are counted, and nothing is delivered.
+ */
+static void test_out_of_memory(void **state)
+{
+    static int handle;
+    OSSL_FUNC_rand_newctx_fn *newctx = RAND_FN(newctx, OSSL_FUNC_RAND_NEWCTX);
+    struct fixture f;
+    unsigned char *seed = (unsigned char *)1, *held = NULL;
+    const OSSL_DISPATCH *out = NULL;
+    void *provctx = NULL, *ctx;
+    uint64_t fails;
+    int loaded;
+
+    (void)state;
+    fixture_up(&f, "");
+    atomic_store(&alloc_fails, 1);
+    ctx = newctx(f.provctx, NULL, NULL);
+    atomic_store(&alloc_fails, 0);
+    assert_null(ctx);
+    assert_int_equal(fake_last_reason(), RDRAND_R_OUT_OF_MEMORY);
+    assert_non_null(strstr(fake_last_message(), "RDRAND context"));
+
+    /* 100 bytes: more than seed[] holds, so a secure-heap buffer. */
+    fails = counter(&f, RDRAND_PARAM_SEED_FAILURES);
+    atomic_store(&alloc_fails, 1);
+    assert_int_equal(f.get_seed(f.ctx, &seed, 0, 100, 100, 0, NULL, 0), 0);
+    atomic_store(&alloc_fails, 0);
+    assert_null(seed);
+    assert_int_equal(fake_last_reason(), RDRAND_R_OUT_OF_MEMORY);
+    assert_non_null(strstr(fake_last_message(), "seed of 100 bytes"));
+    assert_int_equal(counter(&f, RDRAND_PARAM_SEED_FAILURES) - fails, 1);
+
+    /* seed[] held: the second holder's buffer cannot be had. */
+    assert_int_equal(f.get_seed(f.ctx, &held, 256, 32, 32, 0, NULL, 0), 32);
+    seed = (unsigned char *)1;
+    atomic_store(&alloc_fails, 1);
+    assert_int_equal(f.get_seed(f.ctx, &seed, 256, 32, 32, 0, NULL, 0), 0);
+    atomic_store(&alloc_fails, 0);
+    assert_null(seed);
+    assert_non_null(strstr(fake_last_message(), "seed of 32 bytes"));
+    assert_int_equal(counter(&f, RDRAND_PARAM_SEED_FAILURES) - fails, 2);
+    f.clear_seed(f.ctx, held, 32);
+    fixture_down(&f);
+
+    /* The provider context: the load is refused (and says why). */
+    fake_core_reset(NULL);
+    atomic_store(&alloc_fails, 1);
+    loaded = OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                fake_core_dispatch(), &out, &provctx);
+    atomic_store(&alloc_fails, 0);
+    assert_int_equal(loaded, 0);
+    assert_null(provctx);
+    assert_int_equal(fake_last_reason(), RDRAND_R_OUT_OF_MEMORY);
+    assert_non_null(strstr(fake_last_message(), "provider context"));
+}
+
+/*
+ * A CPU without CPUID (the module off x86-64, hw_x86.c): no vendor, no
+ * RDRAND; the provider loads and refuses every request.
+ */
+static void test_no_cpuid(void **state)
+{
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+
+    (void)state;
+    assert_int_equal(fake_provider_init("cpuid=absent", NULL, &provctx, &prov),
+                     1);
+    assert_string_equal(fake_get_utf8(prov, provctx, RDRAND_PARAM_CPU_VENDOR),
+                        "");
+    assert_int_equal(fake_get_int(prov, provctx, RDRAND_PARAM_RDRAND_AVAILABLE),
+                     0);
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    assert_int_equal(rdrand_sim_executions(), 0);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
 }
 
 /* Threads share one locked context; every word is counted exactly. */
@@ -953,6 +1080,12 @@ static void test_libcrypto_evp_rand(void **state)
 
 int main(void)
 {
+    /* Before libcrypto's first allocation, or it refuses. */
+    if (!CRYPTO_set_mem_functions(failing_malloc, failing_realloc,
+                                  failing_free)) {
+        fprintf(stderr, "CRYPTO_set_mem_functions refused\n");
+        return 1;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seed_lengths),
         cmocka_unit_test(test_every_size_through_dispatch),
@@ -965,6 +1098,8 @@ int main(void)
         cmocka_unit_test(test_fault_after_recovery_during_recovery),
         cmocka_unit_test(test_trips_within_horizon_are_permanent),
         cmocka_unit_test(test_parent_refused_and_uninstantiated),
+        cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_no_cpuid),
         cmocka_unit_test(test_threads_locked_ctx),
         cmocka_unit_test(test_threads_seed_outside_lock),
         cmocka_unit_test(test_double_clear_seed),
