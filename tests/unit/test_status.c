@@ -100,6 +100,28 @@ static void test_generation(void **state)
     assert_true(atomic_load(&rdrand_status.generation) == g + 1);
 }
 
+/*
+ * The identity the first load writes: each text as the instance has it,
+ * and a text it has none of (a NULL signal) as "", never "(null)".
+ */
+static void test_identity_texts(void **state)
+{
+    struct rdrand_prov prov = {0}; /* no CoCo check ran: no signal */
+    uint32_t live = atomic_load(&rdrand_status.live_instances);
+
+    (void)state;
+    assert_int_equal(atomic_load(&rdrand_status.identity_written), 0);
+    memcpy(prov.cpu_vendor, "GenuineIntel", 13);
+    rdrand_status_loaded(&prov);
+    assert_int_equal(atomic_load(&rdrand_status.identity_written), 1);
+    assert_string_equal(rdrand_status.module, rdrand_module_description);
+    assert_string_equal(rdrand_status.cpu_vendor, "GenuineIntel");
+    assert_string_equal(rdrand_status.coco_signal, "");
+    assert_int_equal(atomic_load(&rdrand_status.live_instances), live + 1);
+    rdrand_status_unloaded(&prov);
+    assert_int_equal(atomic_load(&rdrand_status.live_instances), live);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -107,6 +129,7 @@ int main(void)
         cmocka_unit_test(test_counters_are_the_block),
         cmocka_unit_test(test_verdict_is_the_block),
         cmocka_unit_test(test_generation),
+        cmocka_unit_test(test_identity_texts),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
