@@ -30,4 +30,16 @@ void rdrand_handover_forget(void);
  */
 void rdrand_source_forget(void);
 
+/*
+ * counters.c's slot claims from now on meet a failure of libcrypto's
+ * thread API: 1 CRYPTO_THREAD_run_once, 2 CRYPTO_THREAD_init_local, 3
+ * CRYPTO_THREAD_set_local (0: none).
+ */
+extern int rdrand_counters_claim_fails;
+/*
+ * counters.c's once started over: the next thread's claim makes its key
+ * again (the threads holding a slot free it at exit, as before).
+ */
+void rdrand_counters_forget(void);
+
 #endif

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "counters.h"
+#include "seams.h"
+#include "status_block.h"
 
 #define ADDS 2000
 
@@ -148,12 +150,57 @@ static void test_fork(void **state)
     assert_int_equal(rdrand_counter_get(RDRAND_CTR_GENERATE_REQUESTS), before);
 }
 
+static void *count_five(void *arg)
+{
+    (void)arg;
+    rdrand_counter_add(RDRAND_CTR_OS_FAILURES, 5);
+    return NULL;
+}
+
+static unsigned int slots_taken(void)
+{
+    unsigned int n = 0;
+
+    for (size_t i = 0; i < RDRAND_STATUS_SLOTS; i++)
+        n += atomic_load(&rdrand_status_block.slots[i].taken) != 0;
+    return n;
+}
+
+/*
+ * A new thread whose slot claim meets a failure of libcrypto's thread
+ * API (the once, making the thread-local key, setting it) counts in the
+ * shared atomics instead, exactly, and keeps no slot it could never free;
+ * with none failing (the control) it counts in a slot of its own.
+ */
+static void test_claim_failures_count_shared(void **state)
+{
+    (void)state;
+    for (int which = 3; which >= 0; which--) {
+        _Atomic uint64_t *shared =
+            &rdrand_status_block.counters_shared[RDRAND_CTR_OS_FAILURES];
+        uint64_t before = atomic_load(shared);
+        uint64_t total = rdrand_counter_get(RDRAND_CTR_OS_FAILURES);
+        unsigned int taken = slots_taken();
+        pthread_t t;
+
+        rdrand_counters_claim_fails = which;
+        rdrand_counters_forget();
+        assert_int_equal(pthread_create(&t, NULL, count_five, NULL), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        rdrand_counters_claim_fails = 0;
+        assert_int_equal(rdrand_counter_get(RDRAND_CTR_OS_FAILURES) - total, 5);
+        assert_int_equal(atomic_load(shared) - before, which != 0 ? 5 : 0);
+        assert_int_equal(slots_taken(), taken);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_beyond_the_slots),
         cmocka_unit_test(test_monotonic_while_threads_come_and_go),
         cmocka_unit_test(test_fork),
+        cmocka_unit_test(test_claim_failures_count_shared),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
