@@ -18,6 +18,10 @@
 #include "sim.h"
 #include "source.h"
 
+#ifdef RDRAND_COVERAGE
+void __gcov_dump(void);
+#endif
+
 struct fake_error fake_errors[16];
 size_t fake_error_count;
 int fake_core_get_params_fails;
@@ -137,11 +141,24 @@ void fake_in_child(void (*fn)(void *), void *arg)
         setenv("CMOCKA_TEST_ABORT", "1", 1);
         fn(arg);
         fflush(NULL);
-        _exit(0);
+        fake_child_exit(0);
     }
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         fail_msg("the forked scenario failed (status 0x%x)", status);
+}
+
+void fake_coverage_dump(void)
+{
+#ifdef RDRAND_COVERAGE
+    __gcov_dump();
+#endif
+}
+
+void fake_child_exit(int code)
+{
+    fake_coverage_dump();
+    _exit(code);
 }
 
 void (*fake_dispatch_fn(const OSSL_DISPATCH *d, int id))(void)

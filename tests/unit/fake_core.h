@@ -51,6 +51,17 @@ int fake_provider_init(const char *sim_spec, const char *const *config,
  */
 void fake_in_child(void (*fn)(void *), void *arg);
 
+/*
+ * How a forked child of a unit test ends: _exit(code), after writing its
+ * coverage counts in a coverage build (scripts/coverage.sh defines
+ * RDRAND_COVERAGE), which _exit would drop: the code only children run
+ * (a process's one-shot warnings, the CoCo verdict) would count as never
+ * run (tools/check_child.c does the same).
+ */
+_Noreturn void fake_child_exit(int code);
+/* The counts alone (a no-op outside a coverage build): before abort(). */
+void fake_coverage_dump(void);
+
 /* Look a function up in a dispatch table (fails the test if absent). */
 void (*fake_dispatch_fn(const OSSL_DISPATCH *d, int id))(void);
 
