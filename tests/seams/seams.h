@@ -12,8 +12,16 @@
 #ifndef RDRAND_SEAMS_H
 #define RDRAND_SEAMS_H
 
+#include <stdint.h>
+
 /* The process's verdict (fault.c): no trips, no CoCo rules. */
 void rdrand_fault_forget(void);
+/*
+ * The words count the last trip left (fault.c), as a trip on another
+ * thread that read the counter after this thread's next trip read it,
+ * but swapped first, leaves it: above the count that trip will read.
+ */
+void rdrand_fault_last_trip_at(uint64_t words);
 
 /*
  * The self-test samples' digests and key (seen.c).  The table is

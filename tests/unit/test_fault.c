@@ -187,6 +187,91 @@ static void test_second_trip_is_permanent(void **state)
     assert_int_equal(rdrand_fault_usable(&b), 0);
 }
 
+/* A second trip beyond the horizon is a new first trip: no verdict. */
+static void test_trip_beyond_horizon_is_intermittent(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t;
+
+    (void)state;
+    rdrand_fault_record(bare(&prov), RDRAND_R_BIASED_BIT, NULL);
+    rdrand_counter_add(RDRAND_CTR_RDRAND_WORDS, RDRAND_VERDICT_HORIZON_WORDS);
+    rdrand_fault_record(&prov, RDRAND_R_STUCK_BIT, NULL);
+    assert_string_equal(rdrand_status_verdict_text(rdrand_fault_verdict()),
+                        "intermittent");
+    assert_int_equal(RDRAND_VERDICT_TRIPS(rdrand_fault_verdict()), 2);
+    assert_int_equal(rdrand_fault_permanent(), RDRAND_R_OK);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_RECOVER);
+}
+
+/*
+ * Two trips at once: the later reader of the words count swapped its
+ * count in first, so this trip finds the last count above its own.  They
+ * were concurrent, within any horizon: permanent (unsigned now - last
+ * would read as far beyond it).
+ */
+static void test_concurrent_trip_is_permanent(void **state)
+{
+    struct rdrand_prov prov;
+
+    (void)state;
+    rdrand_fault_record(bare(&prov), RDRAND_R_BIASED_BIT, NULL);
+    rdrand_fault_last_trip_at(rdrand_counter_get(RDRAND_CTR_RDRAND_WORDS)
+                              + 2 * RDRAND_VERDICT_HORIZON_WORDS);
+    rdrand_fault_record(&prov, RDRAND_R_STUCK_BIT, NULL);
+    assert_string_equal(rdrand_status_verdict_text(rdrand_fault_verdict()),
+                        "permanent");
+    assert_int_equal(rdrand_fault_permanent(), RDRAND_R_STUCK_BIT);
+}
+
+/*
+ * Answers go only forwards: a slow recovery of the first trip, ending
+ * after another's recovery of a later trip (beyond the horizon), leaves
+ * the later trip answered.
+ */
+static void test_older_answer_does_not_undo_newer(void **state)
+{
+    struct rdrand_prov a, b, c;
+    struct rdrand_ticket ta, tb, tc;
+
+    (void)state;
+    bare(&a);
+    memcpy(&b, &a, sizeof(b));
+    memcpy(&c, &a, sizeof(c));
+    rdrand_fault_record(&a, RDRAND_R_STUCK_ONES, NULL);
+    assert_int_equal(admit(&a, &ta), RDRAND_ADMIT_RECOVER);
+    rdrand_counter_add(RDRAND_CTR_RDRAND_WORDS, RDRAND_VERDICT_HORIZON_WORDS);
+    rdrand_fault_record(&b, RDRAND_R_STUCK_ZERO, NULL);
+    assert_int_equal(admit(&b, &tb), RDRAND_ADMIT_RECOVER);
+    assert_int_equal(rdrand_fault_answered(&b, &tb, "seed request", 48), 1);
+    assert_int_equal(admit(&c, &tc), RDRAND_ADMIT_SERVE);
+    assert_int_equal(rdrand_fault_answered(&a, &ta, "seed request", 48), 1);
+    assert_int_equal(admit(&c, &tc), RDRAND_ADMIT_SERVE); /* not RECOVER */
+    assert_int_equal(admit(&a, &ta), RDRAND_ADMIT_SERVE);
+}
+
+/*
+ * Two requests admitted on one latch: the first to finish clears it;
+ * the second finds it cleared (no new fault), and succeeds silently.
+ */
+static void test_latch_cleared_by_other_request(void **state)
+{
+    struct rdrand_prov prov;
+    struct rdrand_ticket t1, t2, t;
+
+    (void)state;
+    rdrand_fault_record(cored(&prov), RDRAND_R_RDRAND_FAILED, NULL);
+    assert_int_equal(admit(&prov, &t1), RDRAND_ADMIT_RECOVER);
+    assert_int_equal(admit(&prov, &t2), RDRAND_ADMIT_RECOVER);
+    fake_core_reset(NULL);
+    assert_int_equal(rdrand_fault_answered(&prov, &t1, "seed request", 48), 1);
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_OK);
+    assert_int_equal(rdrand_fault_answered(&prov, &t2, "seed request", 48), 1);
+    assert_int_equal(fake_error_count, 0);
+    assert_int_equal(rdrand_fault_latched(&prov), RDRAND_R_OK);
+    assert_int_equal(admit(&prov, &t), RDRAND_ADMIT_SERVE);
+}
+
 /* Under CoCo rules the first trip, even one met before them, is permanent. */
 static void test_coco_rules_make_trips_permanent(void **state)
 {
@@ -389,6 +474,14 @@ int main(void)
         cmocka_unit_test_teardown(test_fault_during_recovery_is_kept,
                                   stderr_back),
         cmocka_unit_test_teardown(test_second_trip_is_permanent, stderr_back),
+        cmocka_unit_test_teardown(test_trip_beyond_horizon_is_intermittent,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_concurrent_trip_is_permanent,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_older_answer_does_not_undo_newer,
+                                  stderr_back),
+        cmocka_unit_test_teardown(test_latch_cleared_by_other_request,
+                                  stderr_back),
         cmocka_unit_test_teardown(test_coco_rules_make_trips_permanent,
                                   stderr_back),
         cmocka_unit_test_teardown(test_coco_failure_latches_for_good,
