@@ -112,8 +112,17 @@ uint64_t rdrand_fault_verdict(void)
  */
 int rdrand_fault_permanent(void)
 {
-    if (!(rdrand_fault_verdict() & RDRAND_VERDICT_PERMANENT)
-        || !(atomic_load(&rdrand_verdict) & RDRAND_VERDICT_PERMANENT))
+    uint64_t own;
+
+    if (!(rdrand_fault_verdict() & RDRAND_VERDICT_PERMANENT))
+        return RDRAND_R_OK;
+    /*
+     * rdrand_fault_verdict() returned this copy's flags (the mirror sets
+     * them there first) and no flag is ever cleared: the flag is there,
+     * and this load is for the order alone.
+     */
+    own = atomic_load(&rdrand_verdict);
+    if (!(own & RDRAND_VERDICT_PERMANENT)) /* unreachable: never cleared */
         return RDRAND_R_OK;
     return atomic_load(&rdrand_verdict_why);
 }
@@ -206,15 +215,23 @@ static int rdrand_verdict_unanswered(uint64_t v)
                                    memory_order_relaxed);
 }
 
-/* Only forwards: a slower recovery of older trips does not undo a newer. */
+/*
+ * Only forwards: a slower recovery of older trips does not undo a newer.
+ * The exchange fails only when another recovery's answer lands between
+ * the load and it (seen is then that answer): no code runs there that a
+ * test could act in, and x86's lock cmpxchg never fails spuriously.
+ */
 static void rdrand_verdict_answer(uint64_t v)
 {
     uint64_t seen = atomic_load(&rdrand_verdict_answered);
 
-    while (seen < RDRAND_VERDICT_TRIPS(v)
-           && !atomic_compare_exchange_weak(&rdrand_verdict_answered, &seen,
-                                            RDRAND_VERDICT_TRIPS(v)))
-        ;
+    while (seen < RDRAND_VERDICT_TRIPS(v)) {
+        int won = atomic_compare_exchange_weak(&rdrand_verdict_answered, &seen,
+                                               RDRAND_VERDICT_TRIPS(v));
+
+        if (won) /* unreachable: not won only on a lost race (above) */
+            break;
+    }
 }
 
 /*
@@ -301,18 +318,26 @@ static void rdrand_warn_permanent(const struct rdrand_prov *prov, int reason)
 /* The instance's latch. */
 #define RDRAND_LATCH_REASON(latch) ((int)((latch)&0xffffffffu))
 
-/* Latch reason (an earlier one is kept unless replace); bump the generation. */
+/*
+ * Latch reason (an earlier one is kept unless replace); bump the
+ * generation.  The exchange fails only when another request latches or
+ * clears the instance between the load and it: no code runs there that
+ * a test could act in, and x86's lock cmpxchg never fails spuriously.
+ */
 static void rdrand_latch(struct rdrand_prov *prov, int reason, int replace)
 {
-    uint64_t latch = atomic_load(&prov->fault.latch), next;
+    uint64_t latch = atomic_load(&prov->fault.latch);
+    int won;
 
     do {
         int kept = RDRAND_LATCH_REASON(latch);
+        uint64_t next;
 
         if (replace || kept == RDRAND_R_OK)
             kept = reason;
         next = ((latch >> 32) + 1) << 32 | (uint32_t)kept;
-    } while (!atomic_compare_exchange_weak(&prov->fault.latch, &latch, next));
+        won = atomic_compare_exchange_weak(&prov->fault.latch, &latch, next);
+    } while (!won); /* unreachable: not won only on a lost race (above) */
 }
 
 int rdrand_fault_latched(const struct rdrand_prov *prov)
