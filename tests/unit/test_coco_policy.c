@@ -23,6 +23,7 @@
 
 #include "errors.h"
 #include "fake_core.h"
+#include "fault.h"
 #include "health.h"
 #include "load.h"
 #include "rand.h"
@@ -337,6 +338,74 @@ static void test_abort(void **state)
     }
 }
 
+/*
+ * The check draws nothing from an instance a fault latched (a trip the
+ * verdict has not made permanent), nor into a scratch buffer too small
+ * for coco_seed_bits: each says why, and no bits count as drawn.
+ */
+static void test_seed_check_draws_nothing(void **state)
+{
+    unsigned char scratch[128];
+    uint64_t executed;
+    void *provctx;
+    const OSSL_DISPATCH *prov;
+
+    (void)state;
+    assert_int_equal(init_with("", "refuse", &provctx, &prov), 1);
+    executed = rdrand_sim_executions();
+    memset(scratch, 0xA5, sizeof(scratch));
+    assert_int_equal(rdrand_coco_seed_check(provctx, scratch, 256 / 8 - 1),
+                     RDRAND_R_INTERNAL);
+    assert_int_equal(rdrand_coco_seed_check(provctx, scratch, 0),
+                     RDRAND_R_INTERNAL);
+    assert_int_equal(rdrand_sim_executions(), executed);
+    assert_int_equal(scratch[0], 0xA5);
+    rdrand_fault_record(provctx, RDRAND_R_STUCK_ONES, NULL);
+    assert_int_equal(rdrand_fault_permanent(), RDRAND_R_OK);
+    assert_int_equal(rdrand_coco_seed_check(provctx, scratch, sizeof(scratch)),
+                     RDRAND_R_STUCK_ONES);
+    assert_int_equal(rdrand_sim_executions(), executed);
+    assert_int_equal(fake_get_u64(prov, provctx, RDRAND_PARAM_COCO_SEED_BITS),
+                     0);
+    teardown_prov(prov, provctx);
+}
+
+/*
+ * CoCo rules an earlier instance set bind a later one that is no guest
+ * and asks nothing: its failed check says where the rules came from.
+ */
+static void rules_from_earlier_instance(void *arg)
+{
+    static int handle;
+    const char *require[] = {"coco", "require", "warn", "none", NULL};
+    const char *plain[] = {"warn", "none", NULL};
+    void *provctx, *later = NULL;
+    const OSSL_DISPATCH *prov, *out = NULL;
+
+    (void)arg;
+    assert_int_equal(fake_provider_init("", require, &provctx, &prov), 1);
+    assert_int_equal(fake_get_int(prov, provctx, RDRAND_PARAM_COCO_ENFORCED),
+                     1);
+    /* Not fake_provider_init: it would forget the process's rules. */
+    sim_or_fail("rdrand=absent");
+    fake_core_reset(plain);
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                        fake_core_dispatch(), &out, &later),
+                     0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_COCO_NO_RDRAND);
+    assert_non_null(strstr(fake_last_message(),
+                           "platform none detected, CoCo rules set by an "
+                           "earlier instance in this process"));
+    assert_non_null(strstr(fake_last_message(), "CPUID reports no RDRAND"));
+    teardown_prov(prov, provctx);
+}
+
+static void test_rules_from_earlier_instance(void **state)
+{
+    (void)state;
+    fake_in_child(rules_from_earlier_instance, NULL);
+}
+
 /* The drawn bits are wiped before the check returns. */
 static void test_draw_buffer_wiped(void **state)
 {
@@ -378,6 +447,8 @@ int main(void)
         cmocka_unit_test(test_fail_closed),
         cmocka_unit_test(test_abort),
         cmocka_unit_test(test_draw_buffer_wiped),
+        cmocka_unit_test(test_seed_check_draws_nothing),
+        cmocka_unit_test(test_rules_from_earlier_instance),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
