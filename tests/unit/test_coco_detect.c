@@ -54,8 +54,10 @@ static struct {
     int eof_past_zero; /* cpuinfo reads at an offset other than 0 see EOF */
     /* Knobs. */
     int no_cpuid;
-    size_t chunk;        /* 0: whole reads; else at most this per read */
-    const char *cpuinfo; /* replaces the platform's */
+    int basic_max_zero;   /* leaf 0 announces no leaf above it */
+    int cpuinfo_overlong; /* cpuinfo reads claim a byte more than asked */
+    size_t chunk;         /* 0: whole reads; else at most this per read */
+    const char *cpuinfo;  /* replaces the platform's */
     size_t cpuinfo_len;
     int cpuinfo_fail_after; /* fail reads once this many succeeded; 0: no */
     int cpuinfo_reads;
@@ -116,6 +118,8 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
         fake_base_cpuid(leaf, out);
     if (leaf == 1)
         out->ecx |= RDRAND_BIT; /* as the base sim does for rdrand=present */
+    if (leaf == 0 && fake.basic_max_zero)
+        out->eax = 0;
     switch (leaf) {
     case 0:
         fake.seen_leaf0 = 1;
@@ -190,8 +194,10 @@ ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
     }
     if (strcmp(path, "/dev/cpu/0/msr") == 0 && fake.msr_result != 0)
         return fake.msr_result;
-    if (strcmp(path, "/proc/cpuinfo") == 0 && fake.cpuinfo != NULL)
-        return fake_pread(fake.cpuinfo, fake.cpuinfo_len, buf, len, offset);
+    if (strcmp(path, "/proc/cpuinfo") == 0 && fake.cpuinfo != NULL) {
+        r = fake_pread(fake.cpuinfo, fake.cpuinfo_len, buf, len, offset);
+        return r > 0 && fake.cpuinfo_overlong ? (ssize_t)len + 1 : r;
+    }
     r = rdrand_sim_coco_read_file(path, buf, len, offset);
     if (r != -2)
         return r;
@@ -826,6 +832,28 @@ static void test_gather_no_cpuid(void **state)
     assert_int_equal(out.platform, COCO_NONE);
 }
 
+/* A CPU whose leaf 0 announces no leaf 1: leaf 1 is not read. */
+static void test_gather_no_leaf1(void **state)
+{
+    struct rdrand_coco_inputs in;
+    struct rdrand_coco_result out;
+    static const struct rdrand_cpuid zero;
+
+    (void)state;
+    fake_reset(0);
+    fake.basic_max_zero = 1;
+    assert_true(rdrand_sim_coco_select("none"));
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.have_cpuid, 1);
+    assert_int_equal(in.leaf0.eax, 0);
+    assert_int_equal(fake.seen_leaf1, 0);
+    assert_memory_equal(&in.leaf1, &zero, sizeof(zero));
+    assert_int_equal(fake.seen_hv0, 0); /* no hypervisor bit read either */
+    assert_int_equal(fake.violations, 0);
+    rdrand_coco_detect(&in, &out);
+    assert_int_equal(out.platform, COCO_NONE);
+}
+
 static void test_gather_msr(void **state)
 {
     struct rdrand_coco_inputs in;
@@ -990,6 +1018,10 @@ static const struct cpuinfo_case cpuinfo_cases[] = {
     {"flagsx-key", "flagsx\t: tdx_guest\n", 0},
     {"long-key", "flagsflagsflagsflags\t: tdx_guest\n", 0},
     {"no-colon", "flags tdx_guest\n", 0},
+    /* A key of blanks alone, or none, is no flags key. */
+    {"blank-key", " \t : tdx_guest\nflags\t\t: tdx_guest\n", 1},
+    {"blank-key-only", " \t : tdx_guest\n", 0},
+    {"empty-key", ": tdx_guest\n", 0},
     {"empty", "", 0},
 };
 
@@ -1050,6 +1082,14 @@ static void test_cpuinfo_unreadable(void **state)
                 1);
     /* The first flags line decides; the rest is never read. */
     run_cpuinfo(more, strlen(more), 1, (int)(strchr(more, 'b') - more), 1);
+    /* A read claiming more than was asked is not believed: no vote. */
+    fake_reset(0);
+    fake.cpuinfo = more;
+    fake.cpuinfo_len = strlen(more);
+    fake.cpuinfo_overlong = 1;
+    rdrand_coco_gather(&in);
+    assert_int_equal(in.cpuinfo_tdx_guest, 0);
+    assert_int_equal(fake.cpuinfo_reads, 1);
 }
 
 static char big_cpuinfo[CPUINFO_LIMIT + 4096];
@@ -1137,6 +1177,7 @@ static const struct CMUnitTest fixed_tests[] = {
     cmocka_unit_test(test_sim_names),
     cmocka_unit_test(test_sim_select_unknown),
     cmocka_unit_test(test_gather_no_cpuid),
+    cmocka_unit_test(test_gather_no_leaf1),
     cmocka_unit_test(test_gather_msr),
     cmocka_unit_test(test_gather_masked),
     cmocka_unit_test(test_gather_unmounted),
