@@ -71,7 +71,7 @@ static void coco_end_word(struct coco_flags_scan *s)
 
 static void coco_scan_byte(struct coco_flags_scan *s, char c)
 {
-    switch (s->state) {
+    switch (s->state) { /* unreachable: a state not of the enum's four */
     case SCAN_KEY:
         if (c == '\n') {
             s->keylen = 0;
@@ -131,7 +131,7 @@ static void coco_gather_cpuinfo(struct rdrand_coco_inputs *in)
         n = rdrand_hw_read_file(COCO_CPUINFO_PATH, buf, want, (off_t)total);
         if (n <= 0 || (size_t)n > want)
             break;
-        for (ssize_t i = 0; i < n && s.state != SCAN_DONE; i++)
+        for (ssize_t i = 0; i < n; i++) /* SCAN_DONE takes the rest */
             coco_scan_byte(&s, buf[i]);
         total += (size_t)n;
     }
