@@ -595,6 +595,56 @@ static void test_no_aesni(void **state)
     run_down(&r);
 }
 
+/*
+ * Without a key the fill draws nothing and fails whole: out wiped,
+ * nothing counted (the load refuses the mode first, so only a caller
+ * that skipped it could ask).
+ */
+static void test_fill_without_key(void **state)
+{
+    struct rdrand_aes_key k;
+    unsigned char out[40];
+    uint64_t blocks = rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS);
+
+    (void)state;
+    memset(&k, 0, sizeof(k));
+    sim_or_fail("");
+    memset(out, 0xa5, sizeof(out));
+    assert_int_equal(
+        rdrand_cond_fill(&k, rdrand_source_health(), out, sizeof(out)),
+        RDRAND_R_INTERNAL);
+    assert_int_equal(rdrand_sim_executions(), 0);
+    for (size_t i = 0; i < sizeof(out); i++)
+        assert_int_equal(out[i], 0);
+    assert_true(rdrand_counter_get(RDRAND_CTR_CONDITIONED_BLOCKS) == blocks);
+}
+
+/*
+ * reduce512 asked of an instance already refused (another key's value)
+ * or without RDRAND: no AES-NI check, no key; the instance says its
+ * first reason.
+ */
+static void test_reduce512_after_refusal_or_no_rdrand(void **state)
+{
+    static const char *const refused[] = {
+        "conditioning", "reduce512", "warn", "none", "mix", "loud", NULL};
+    struct run r;
+    const char *hs;
+
+    (void)state;
+    assert_int_equal(run_up(&r, "aesni=absent", refused), 0);
+    hs = fake_get_utf8(r.prov, r.provctx, RDRAND_PARAM_HEALTH_STATE);
+    assert_non_null(strstr(hs, rdrand_reason_text(RDRAND_R_BAD_CONFIG)));
+    assert_null(strstr(hs, "AES-NI"));
+    assert_int_equal(rdrand_sim_executions(), RDRAND_SELFTEST_WORDS);
+    run_down(&r);
+    assert_int_equal(run_up(&r, "aesni=absent,rdrand=absent", reduce512), 0);
+    hs = fake_get_utf8(r.prov, r.provctx, RDRAND_PARAM_HEALTH_STATE);
+    assert_string_equal(hs, rdrand_reason_text(RDRAND_R_NO_RDRAND));
+    assert_int_equal(rdrand_sim_executions(), 0);
+    run_down(&r);
+}
+
 /* Write a words file of n words from fn(i); returns its spec. */
 static const char *pattern_file(const char *name, uint64_t (*fn)(size_t),
                                 size_t n)
@@ -858,6 +908,8 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_key_draw_fails),
         cmocka_unit_test(test_no_aesni),
+        cmocka_unit_test(test_fill_without_key),
+        cmocka_unit_test(test_reduce512_after_refusal_or_no_rdrand),
         cmocka_unit_test(test_cpu_vendor),
         cmocka_unit_test(test_health_trips),
         cmocka_unit_test(test_health_mid_block),
