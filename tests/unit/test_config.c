@@ -19,6 +19,7 @@
 
 #include "rdrand_provider.h"
 
+#include "config_rules.h"
 #include "errors.h"
 #include "fake_core.h"
 #include "load.h"
@@ -331,6 +332,80 @@ static void test_core_get_params_failure_latches(void **state)
     teardown(prov, provctx);
 }
 
+/* A core that offers no get_params: the section is unreadable, latched. */
+static void test_core_without_get_params(void **state)
+{
+    static int handle;
+    OSSL_DISPATCH in[64];
+    size_t n = 0;
+    void *provctx = NULL;
+    const OSSL_DISPATCH *prov = NULL;
+    const char *hs;
+
+    (void)state;
+    for (const OSSL_DISPATCH *d = fake_core_dispatch(); d->function_id != 0;
+         d++) {
+        assert_true(n + 1 < sizeof(in) / sizeof(in[0]));
+        if (d->function_id != OSSL_FUNC_CORE_GET_PARAMS)
+            in[n++] = *d;
+    }
+    in[n] = (OSSL_DISPATCH){0, NULL};
+    sim_or_fail("");
+    fake_core_reset(NULL);
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle, in,
+                                        &prov, &provctx),
+                     1);
+    assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
+    hs = fake_get_utf8(prov, provctx, RDRAND_PARAM_HEALTH_STATE);
+    assert_non_null(strstr(hs, rdrand_reason_text(RDRAND_R_CONFIG_UNREADABLE)));
+    assert_non_null(strstr(hs, "the core did not answer get_params"));
+    teardown(prov, provctx);
+}
+
+/*
+ * config_rules.c's edges: a value longer than the message quotes is cut
+ * and marked; a key that takes a number has no value names; a key out
+ * of the table is an internal error, never a value accepted.
+ */
+static void test_rules_edges(void **state)
+{
+    char value[80], why[256], want[256];
+    unsigned int out = 12345;
+
+    (void)state;
+    memset(value, 'x', 70);
+    value[70] = '\0';
+    assert_int_equal(
+        rdrand_config_parse(RDRAND_KEY_WARN, value, &out, why, sizeof(why)), 0);
+    snprintf(want, sizeof(want),
+             "warn = \"%.64s\"... is not accepted; use syslog | stderr | none",
+             value);
+    assert_string_equal(why, want);
+    value[64] = '\0'; /* 64: quoted whole */
+    assert_int_equal(
+        rdrand_config_parse(RDRAND_KEY_WARN, value, &out, why, sizeof(why)), 0);
+    snprintf(want, sizeof(want),
+             "warn = \"%s\" is not accepted; use syslog | stderr | none",
+             value);
+    assert_string_equal(why, want);
+    assert_int_equal(
+        rdrand_config_parse(RDRAND_KEY_COUNT, "none", &out, why, sizeof(why)),
+        0);
+    assert_string_equal(why, "internal error: config key 6");
+    assert_int_equal(
+        rdrand_config_parse((enum rdrand_config_key)(RDRAND_KEY_COUNT + 1),
+                            "none", &out, why, sizeof(why)),
+        0);
+    assert_string_equal(why, "internal error: config key 7");
+    assert_int_equal(out, 12345);
+    assert_string_equal(
+        rdrand_config_value_name(RDRAND_KEY_COCO_SEED_BITS, 256), "refused");
+    assert_string_equal(rdrand_config_value_name(RDRAND_KEY_COUNT, 0),
+                        "refused");
+    assert_string_equal(rdrand_config_value_name(RDRAND_KEY_MIX, RDRAND_MIX_OS),
+                        "os");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +415,8 @@ int main(void)
         cmocka_unit_test(test_bad_config_in_failing_guest_loads),
         cmocka_unit_test(test_config_latch_survives_recovery),
         cmocka_unit_test(test_core_get_params_failure_latches),
+        cmocka_unit_test(test_core_without_get_params),
+        cmocka_unit_test(test_rules_edges),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
