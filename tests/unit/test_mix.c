@@ -241,6 +241,9 @@ static void test_os_fails_at_every_read(void **state)
         {"os-errno=ENOSYS,os-fail-at=", "ENOSYS"},
         {"os-errno=EPERM,os-fail-at=", "EPERM"},
         {"os-errno=EINTR,os-fail-at=", "EINTR"},
+        /* An errno without a usual cause here: its number (Linux's). */
+        {"os-errno=EINVAL,os-fail-at=", "bytes failed (errno 22)"},
+        {"os-errno=EFAULT,os-fail-at=", "failed (errno 14)"},
         {"os-short-at=", "returned 255 of 256 bytes (short read)"},
     };
     static unsigned char out[600];
