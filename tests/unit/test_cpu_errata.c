@@ -170,6 +170,17 @@ static void test_ids_buffer(void **state)
     cpu = cpu_of(AMD, 0x19, 0x11);
     rdrand_errata_ids(&cpu, buf, 5);
     assert_string_equal(buf, "none");
+    /* Cut at the first entry: the buffer full, no later entry tried. */
+    cpu = cpu_of(AMD, 0x15, 0x02);
+    memset(buf, 'x', sizeof(buf));
+    rdrand_errata_ids(&cpu, buf, 5);
+    assert_string_equal(buf, "amd-");
+    assert_int_equal(buf[5], 'x');
+    /* Room for the terminator alone. */
+    memset(buf, 'x', sizeof(buf));
+    rdrand_errata_ids(&cpu, buf, 1);
+    assert_string_equal(buf, "");
+    assert_int_equal(buf[1], 'x');
 }
 
 static void teardown_provider(const OSSL_DISPATCH *prov, void *provctx)
