@@ -73,13 +73,15 @@ void rdrand_errata_ids(const struct rdrand_cpu_info *cpu, char *buf, size_t len)
 
     buf[0] = '\0';
     for (size_t i = 0; i < rdrand_errata_count && used + 1 < len; i++) {
+        const char *sep;
         int n;
 
         if (!rdrand_erratum_matches(&rdrand_errata[i], cpu))
             continue;
-        n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-                     rdrand_errata[i].id);
-        used = n < 0 || (size_t)n >= len - used ? len - 1 : used + (size_t)n;
+        sep = used ? "," : ""; /* unreachable: entries' ranges are disjoint */
+        n = snprintf(buf + used, len - used, "%s%s", sep, rdrand_errata[i].id);
+        /* Cut, or failed: a negative n converts to above any length. */
+        used = (size_t)n >= len - used ? len - 1 : used + (size_t)n;
     }
     if (used == 0)
         snprintf(buf, len, "none");
