@@ -29,7 +29,7 @@ struct sim_word {
 };
 
 struct sim_cpu {
-    int cpuid_absent; /* cpuid=absent: every leaf fails, as off x86-64 */
+    int cpuid; /* cpuid=: 1 present, 0 absent, 2 leaf 0 alone */
     int rdrand_present;
     int aesni_present;    /* CPUID leaf 1 ECX bit 25 */
     uint64_t fail_at;     /* 0: never */
@@ -51,8 +51,9 @@ struct sim_cpu {
     int have_cpu;         /* cpu= given: */
     char vendor[13];      /* leaf 0's vendor string */
     uint32_t signature;   /* leaf 1 EAX */
-    int have_microcode;   /* microcode= given */
+    int have_microcode;   /* microcode= given (1), or microcode-text= (2) */
     uint64_t microcode;
+    char microcode_text[32]; /* microcode-text=: the file as it is */
     /* The OS's getrandom (os-*=): reads count from 1, as executions. */
     int have_os_value; /* 1: os_value, 2: the running count */
     uint64_t os_value;
@@ -61,7 +62,7 @@ struct sim_cpu {
 };
 
 static struct sim_cpu sim = {
-    .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
+    .cpuid = 1, .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
 /*
  * The stream's position: executions (fail-at=, fail-from=, words= and
  * the generated streams go by it) and the default generator's state (the
@@ -386,10 +387,12 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             break;
         }
         *value++ = '\0';
-        if (strcmp(item, "cpuid") == 0 && strcmp(value, "absent") == 0)
-            cpu->cpuid_absent = 1;
-        else if (strcmp(item, "cpuid") == 0 && strcmp(value, "present") == 0)
-            cpu->cpuid_absent = 0;
+        if (strcmp(item, "cpuid") == 0 && strcmp(value, "present") == 0)
+            cpu->cpuid = 1;
+        else if (strcmp(item, "cpuid") == 0 && strcmp(value, "absent") == 0)
+            cpu->cpuid = 0;
+        else if (strcmp(item, "cpuid") == 0 && strcmp(value, "leaf0") == 0)
+            cpu->cpuid = 2;
         else if (strcmp(item, "rdrand") == 0 && strcmp(value, "absent") == 0)
             cpu->rdrand_present = 0;
         else if (strcmp(item, "rdrand") == 0 && strcmp(value, "present") == 0)
@@ -446,12 +449,28 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
             ok = sim_parse_every(value, cpu, err, errlen);
         else if (strcmp(item, "cpu") == 0)
             ok = sim_parse_cpu(value, cpu, err, errlen);
+        else if ((strcmp(item, "microcode") == 0
+                  || strcmp(item, "microcode-text") == 0)
+                 && cpu->have_microcode)
+            ok = sim_error(err, errlen,
+                           "microcode= and microcode-text=: one of them");
         else if (strcmp(item, "microcode") == 0) {
             ok = cpu->have_microcode =
                 sim_parse_u64(value, 16, 8, &cpu->microcode);
             if (!ok)
                 sim_error(err, errlen,
                           "microcode=%s: want 1 to 8 hex digits, no 0x", value);
+        } else if (strcmp(item, "microcode-text") == 0) {
+            ok =
+                value[0] != '\0' && strlen(value) < sizeof(cpu->microcode_text);
+            if (ok) {
+                cpu->have_microcode = 2;
+                snprintf(cpu->microcode_text, sizeof(cpu->microcode_text), "%s",
+                         value);
+            } else
+                sim_error(err, errlen,
+                          "microcode-text=%.40s: want 1 to %zu characters",
+                          value, sizeof(cpu->microcode_text) - 1);
         } else if (strcmp(item, "coco") == 0) {
             coco = value;
             if (strlen(value) >= sizeof(sim_coco)
@@ -474,8 +493,10 @@ static int sim_parse(const char *spec, struct sim_cpu *cpu, char *err,
 
 int rdrand_sim_configure(const char *spec, char *err, size_t errlen)
 {
-    struct sim_cpu cpu = {
-        .rdrand_present = 1, .aesni_present = 1, .os_errno = EAGAIN};
+    struct sim_cpu cpu = {.cpuid = 1,
+                          .rdrand_present = 1,
+                          .aesni_present = 1,
+                          .os_errno = EAGAIN};
 
     err[0] = '\0';
     if (!sim_parse(spec != NULL ? spec : "", &cpu, err, errlen)) {
@@ -677,8 +698,8 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
 {
     sim_init();
     memset(out, 0, sizeof(*out));
-    if (sim.cpuid_absent)
-        return 0;
+    if (sim.cpuid == 0)
+        return 0; /* as hw_x86.c where the CPU has no CPUID */
     if (!rdrand_sim_coco_cpuid(leaf, subleaf, out)) {
         switch (leaf) {
         case 0:
@@ -709,6 +730,8 @@ int rdrand_hw_cpuid(uint32_t leaf, uint32_t subleaf, struct rdrand_cpuid *out)
     }
     if (leaf == 1 && sim.have_cpu)
         out->eax = sim.signature;
+    if (leaf == 0 && sim.cpuid == 2)
+        out->eax = 0; /* no leaf above 0 */
     if (leaf == 1) {
         out->ecx &= ~(1u << 30);
         out->ecx |= (uint32_t)sim.rdrand_present << 30;
@@ -736,7 +759,7 @@ int rdrand_hw_path_exists(const char *path)
     if ((answer = rdrand_sim_coco_path_exists(path)) != -2)
         return answer;
     if (strcmp(path, SIM_MICROCODE_PATH) == 0)
-        return sim.have_microcode;
+        return sim.have_microcode != 0;
     return strcmp(path, "/proc/cpuinfo") == 0 ? 1 : 0;
 }
 
@@ -765,7 +788,7 @@ ssize_t rdrand_hw_read_file(const char *path, void *buf, size_t len,
             return -1;
         snprintf(microcode, sizeof(microcode), "0x%" PRIx64 "\n",
                  sim.microcode);
-        text = microcode;
+        text = sim.have_microcode == 2 ? sim.microcode_text : microcode;
     } else if (strcmp(path, "/proc/cpuinfo") == 0) {
         text = sim.rdrand_present ? sim_cpuinfo_with : sim_cpuinfo_without;
     } else {

@@ -3,9 +3,11 @@
  * The simulated CPU behind provider/hw.h, for test builds only.
  * Grammar of RDRAND_SIM (comma-separated key=value items, every item
  * optional, each key at most once, no empty item, no spaces):
- *   cpuid=present|absent    absent: every CPUID leaf fails and reads 0,
- *                           as provider/hw_x86.c off x86-64 (default
- *                           present)
+ *   cpuid=present|absent|leaf0
+ *                           absent: every CPUID leaf answers 0 with zeros,
+ *                           as where the CPU has no CPUID (hw.h); leaf0:
+ *                           leaf 0's EAX (the highest basic leaf) is 0,
+ *                           so leaf 1 is not announced (default present)
  *   rdrand=present|absent   CPUID leaf 1 ECX bit 30 (default present)
  *   aesni=present|absent    CPUID leaf 1 ECX bit 25 (default present); the
  *                           provider's AES-NI code runs on the real
@@ -75,6 +77,9 @@
  *                           reads "0x<hex>\n" as Linux writes it; HEX is 1
  *                           to 8 hex digits, no 0x.  Default: no such
  *                           file, as in a virtual machine
+ *   microcode-text=TEXT     the same file reads TEXT as it is (no 0x, no
+ *                           newline added): 1 to 31 characters, for a file
+ *                           no kernel writes; not with microcode=
  *   os-value=HEX            every byte the OS's getrandom gives is this
  *                           one (1 or 2 hex digits, no 0x); os-value=count:
  *                           byte i of the OS's stream (across reads, from

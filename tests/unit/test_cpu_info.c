@@ -177,12 +177,56 @@ static void test_gather(void **state)
     }
 }
 
+/*
+ * No CPUID (another architecture's build), or a leaf 0 that announces no
+ * leaf 1: no vendor or no signature, all zero.  A microcode file the
+ * kernel never writes is refused whole.
+ */
+static void test_gather_edges(void **state)
+{
+    static const struct {
+        const char *spec, *vendor;
+        int have_signature, have_microcode;
+    } cpus[] = {
+        {"cpuid=absent", "", 0, 0},
+        {"cpuid=absent,microcode=8701013", "", 0, 1},
+        {"cpuid=leaf0", AMD, 0, 0},
+        {"cpuid=leaf0,cpu=intel:6:8F:8", INTEL, 0, 0},
+        {"microcode-text=0x123456789", AMD, 1, 0}, /* 33 bits */
+        {"microcode-text=a201016", AMD, 1, 0},     /* no 0x */
+        {"microcode-text=0x1", AMD, 1, 1},         /* no newline: taken */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+        struct rdrand_cpu_info cpu;
+
+        sim_or_fail(cpus[i].spec);
+        memset(&cpu, 0xA5, sizeof(cpu));
+        rdrand_cpu_info_gather(&cpu);
+        assert_string_equal(cpu.vendor, cpus[i].vendor);
+        assert_int_equal(cpu.have_signature, cpus[i].have_signature);
+        if (!cpu.have_signature) {
+            assert_int_equal(cpu.family, 0);
+            assert_int_equal(cpu.model, 0);
+            assert_int_equal(cpu.stepping, 0);
+        }
+        assert_int_equal(cpu.have_microcode, cpus[i].have_microcode);
+        if (!cpu.have_microcode) {
+            assert_string_equal(cpu.microcode_text, "");
+            assert_int_equal(cpu.microcode, 0);
+        }
+    }
+    sim_or_fail("");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode),
         cmocka_unit_test(test_parse_microcode),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_gather_edges),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

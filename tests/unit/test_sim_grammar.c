@@ -402,6 +402,44 @@ static void test_microcode(void **state)
     refused("microcode=a20101g", "microcode=a20101g: want");
     refused("microcode=a201016 ", "microcode=a201016 : want");
     refused("microcode=1,microcode=2", "\"microcode\" given twice");
+
+    /* The file as it is, for one no kernel writes. */
+    accepted("microcode-text=0x123456789");
+    assert_string_equal(microcode_file(), "0x123456789");
+    assert_int_equal(rdrand_hw_path_exists(MICROCODE), 1);
+    accepted("microcode-text=0123456789012345678901234567890"); /* 31 */
+    assert_string_equal(microcode_file(), "0123456789012345678901234567890");
+    refused("microcode-text=", "microcode-text=: want 1 to 31 characters");
+    refused("microcode-text=01234567890123456789012345678901",
+            "want 1 to 31 characters");
+    refused("microcode=1,microcode-text=x", "one of them");
+    refused("microcode-text=x,microcode=1", "one of them");
+}
+
+/* cpuid=: no CPUID at all, or a leaf 0 that announces no leaf 1. */
+static void test_cpuid(void **state)
+{
+    struct rdrand_cpuid r;
+
+    (void)state;
+    accepted("cpuid=absent");
+    memset(&r, 0xA5, sizeof(r));
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &r), 0);
+    assert_int_equal(r.eax | r.ebx | r.ecx | r.edx, 0);
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &r), 0);
+    assert_int_equal(rdrand_hw_cpuid(0x80000000, 0, &r), 0);
+    accepted("cpuid=leaf0");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &r), 1);
+    assert_int_equal(r.eax, 0);
+    assert_memory_equal(&r.ebx, "Auth", 4);
+    accepted("cpuid=leaf0,coco=tdx");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &r), 1);
+    assert_int_equal(r.eax, 0);
+    accepted("cpuid=present");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &r), 1);
+    assert_true(r.eax >= 1);
+    refused("cpuid=none", "not understood");
+    refused("cpuid=absent,cpuid=present", "\"cpuid\" given twice");
 }
 
 /*
@@ -951,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_aesni),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_microcode),
+        cmocka_unit_test(test_cpuid),
         cmocka_unit_test(test_words),
         cmocka_unit_test(test_os),
         cmocka_unit_test(test_refusal_keeps_cpu),
