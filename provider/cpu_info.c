@@ -83,7 +83,9 @@ void rdrand_cpu_info_gather(struct rdrand_cpu_info *out)
         memcpy(out->vendor, &leaf0.ebx, 4);
         memcpy(out->vendor + 4, &leaf0.edx, 4);
         memcpy(out->vendor + 8, &leaf0.ecx, 4);
-        if (leaf0.eax >= 1 && rdrand_hw_cpuid(1, 0, &leaf1)) {
+        /* Leaf 1 answers where leaf 0 did (hw.h: CPUID, or none). */
+        if (leaf0.eax >= 1) {
+            rdrand_hw_cpuid(1, 0, &leaf1);
             out->have_signature = 1;
             rdrand_cpu_decode_signature(out->vendor, leaf1.eax, &out->family,
                                         &out->model, &out->stepping);
