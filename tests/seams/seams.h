@@ -12,7 +12,33 @@
 #ifndef RDRAND_SEAMS_H
 #define RDRAND_SEAMS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+struct dl_phdr_info;
+struct rdrand_status;
+
+/*
+ * copies.c's steps on an object a test describes: rdrand_copies_maps and
+ * rdrand_copies_build_id as they are; the addresses of this copy's mark
+ * and status block; the first walk's step (*base and the build id it
+ * found, *id NULL for none); the second walk's step with this copy at
+ * load address 0 and build id id (*home: the holder's block it found,
+ * *holder: this copy's mark after it, from 1); the whole search through
+ * dl_iterate_phdr (the block it found, *holder: this copy's mark), which
+ * then forgets what it found.
+ */
+int rdrand_copies_seam_maps(const struct dl_phdr_info *info, uintptr_t off,
+                            size_t len, int writable);
+int rdrand_copies_seam_build_id(const struct dl_phdr_info *info,
+                                const unsigned char **id, size_t *id_len);
+void rdrand_copies_seam_layout(uintptr_t *mark, uintptr_t *block);
+int rdrand_copies_seam_self(struct dl_phdr_info *info, uintptr_t *base,
+                            const unsigned char **id, size_t *id_len);
+int rdrand_copies_seam_visit(struct dl_phdr_info *info, const unsigned char *id,
+                             size_t id_len, struct rdrand_status **home,
+                             int *holder);
+struct rdrand_status *rdrand_copies_seam_find(int *holder);
 
 /* The process's verdict (fault.c): no trips, no CoCo rules. */
 void rdrand_fault_forget(void);
