@@ -129,7 +129,8 @@ static void rdrand_seen_map(void)
         p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,
                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
-            rdrand_seen_map_errno = errno != 0 ? errno : ENOMEM;
+            rdrand_seen_map_errno =
+                errno != 0 ? errno : ENOMEM; /* unreachable: mmap sets errno */
     }
     if (p == MAP_FAILED)
         p = mmap(NULL, sizeof(struct rdrand_seen), PROT_READ | PROT_WRITE,

@@ -55,6 +55,12 @@ void rdrand_fault_last_trip_at(uint64_t words);
  * drawing (a test's child forgetting wipes its parent's table too).
  */
 void rdrand_seen_forget(void);
+/*
+ * The process's key unset (as where the OS gave none), and a half of it
+ * set as the load or a sample sets it (the half it is then).
+ */
+void rdrand_seen_seam_unkey(void);
+uint64_t rdrand_seen_seam_key_half(int i, uint64_t candidate);
 /* The windows exited threads handed over (handover.c). */
 void rdrand_handover_forget(void);
 

@@ -15,3 +15,14 @@ void rdrand_seen_forget(void)
     if (pthread_once(&rdrand_seen_once, rdrand_seen_map) == 0)
         rdrand_seen_key_from_os();
 }
+
+void rdrand_seen_seam_unkey(void)
+{
+    atomic_store_explicit(&rdrand_process_key[0], 0, memory_order_relaxed);
+    atomic_store_explicit(&rdrand_process_key[1], 0, memory_order_relaxed);
+}
+
+uint64_t rdrand_seen_seam_key_half(int i, uint64_t candidate)
+{
+    return rdrand_seen_key_half(i, candidate);
+}

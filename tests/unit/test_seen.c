@@ -15,6 +15,10 @@
  *    digests share a bucket and a point slot match nothing.
  * The summary lines give the numbers of docs/health-tests.md.
  */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,12 +27,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "errors.h"
 #include "health.h"
 #include "health_step.h"
+#include "seams.h"
+#include "seen.h"
 #include "splitmix.h"
 #include "test_key.h"
 
@@ -342,6 +352,124 @@ static void test_digest_is_aes_mmo(void **state)
     rdrand_health_init(&h);
 }
 
+/*
+ * A word entered into a bucket whose count is out of range (another
+ * process of the tree may write anything there): the bucket starts over
+ * at its first entry, nothing is written outside it, and the word is
+ * still caught when it comes again.
+ */
+static void test_count_out_of_range(void **state)
+{
+    struct rdrand_health h;
+    size_t restarted = 0, at = 0;
+
+    (void)state;
+    keyed_state(&h, 1);
+    for (size_t b = 0; b < RDRAND_RECENT_BUCKETS; b++)
+        table->tag[b][RDRAND_RECENT_COUNT] = 0xffff;
+    assert_int_equal(feed(&h, clean_word(1, 0)), RDRAND_R_OK);
+    for (size_t b = 0; b < RDRAND_RECENT_BUCKETS; b++)
+        if (table->tag[b][RDRAND_RECENT_COUNT] != 0xffff) {
+            restarted++;
+            at = b;
+        }
+    assert_int_equal(restarted, 1);
+    assert_int_equal(table->tag[at][RDRAND_RECENT_COUNT], 1);
+    assert_int_not_equal(atomic_load(&table->check[at][0]), 0);
+    assert_int_equal(atomic_load(&table->check[at][RDRAND_RECENT_WAYS]), 0);
+    assert_int_equal(feed(&h, clean_word(1, 1)), RDRAND_R_OK);
+    assert_int_equal(feed(&h, clean_word(1, 0)), RDRAND_R_SHORT_CYCLE);
+    rdrand_health_init(&h);
+}
+
+/*
+ * The process's key (seen.c): a half of ~0 or ~1 is never ~0 (a fold by
+ * it maps every nonzero word to ~0); a half set first is the process's,
+ * whatever candidate comes later; without the OS's key, a sample that
+ * failed the sample rules keys nothing until both halves are set.
+ */
+static void test_process_key_halves(void **state)
+{
+    static const uint64_t words[RDRAND_SELFTEST_WORDS];
+    uint64_t key[2] = {0, 0};
+    struct rdrand_seen *t;
+    int aes;
+
+    (void)state;
+    rdrand_seen_forget(); /* mapped, as at a load */
+    rdrand_seen_seam_unkey();
+    assert_int_equal(
+        rdrand_seen_process(key, &aes, &t, words, RDRAND_SELFTEST_WORDS, 0), 0);
+    assert_int_equal(rdrand_seen_seam_key_half(0, ~(uint64_t)0),
+                     ~(uint64_t)0 ^ 2);
+    assert_int_equal(rdrand_seen_seam_key_half(0, 5), ~(uint64_t)0 ^ 2);
+    /* half 0 set, half 1 not yet (another thread between the two) */
+    assert_int_equal(
+        rdrand_seen_process(key, &aes, &t, words, RDRAND_SELFTEST_WORDS, 0), 0);
+    assert_int_equal(rdrand_seen_seam_key_half(1, ~(uint64_t)1),
+                     ~(uint64_t)1 ^ 2);
+    assert_int_equal(
+        rdrand_seen_process(key, &aes, &t, words, RDRAND_SELFTEST_WORDS, 0), 1);
+    assert_int_equal(key[0], ~(uint64_t)0 ^ 2);
+    assert_int_equal(key[1], ~(uint64_t)1 ^ 2);
+    rdrand_seen_forget();
+}
+
+/*
+ * The OS's key refused (getrandom ENOSYS under a seccomp filter, in a
+ * child): no key until a sample that passed the sample rules gives one,
+ * its halves' top bits set.  The child's exit status: 0 if all held.
+ */
+static int key_without_os(void)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+    uint64_t words[RDRAND_SELFTEST_WORDS], key[2] = {0, 0}, probe;
+    struct rdrand_seen *t;
+    int aes;
+
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+        || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return 2;
+    if (syscall(SYS_getrandom, &probe, sizeof(probe), 1) != -1
+        || errno != ENOSYS)
+        return 3;         /* the filter does not do what it must */
+    rdrand_seen_forget(); /* the OS's key asked for again: refused */
+    for (size_t i = 0; i < RDRAND_SELFTEST_WORDS; i++)
+        words[i] = clean_word(7, i);
+    if (rdrand_seen_process(key, &aes, &t, words, RDRAND_SELFTEST_WORDS, 0)
+        != 0)
+        return 4;
+    if (rdrand_seen_process(key, &aes, &t, words, RDRAND_SELFTEST_WORDS, 1) != 1
+        || key[0] >> 63 != 1 || key[1] >> 63 != 1)
+        return 5;
+    return 0;
+}
+
+static void test_key_without_os(void **state)
+{
+    int status = 0;
+    pid_t pid;
+
+    (void)state;
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0)
+        exit(key_without_os()); /* exit: a coverage build writes counts */
+    assert_true(pid > 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +480,9 @@ int main(void)
         cmocka_unit_test(test_clean_never_trips),
         cmocka_unit_test(test_slot_compares_64_bits),
         cmocka_unit_test(test_digest_is_aes_mmo),
+        cmocka_unit_test(test_count_out_of_range),
+        cmocka_unit_test(test_process_key_halves),
+        cmocka_unit_test(test_key_without_os),
     };
     int rc;
 
