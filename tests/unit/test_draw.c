@@ -151,6 +151,24 @@ static void test_fail_in_partial_last_word(void **state)
     assert_true(all_bytes(buf + 21, 8, 0xA5));
 }
 
+/* Without health tests too, an odd length's last word is cut, no overrun. */
+static void test_partial_last_word_unchecked(void **state)
+{
+    unsigned char buf[21 + 8];
+    uint64_t w;
+
+    (void)state;
+    sim_or_fail("");
+    memset(buf, 0xA5, sizeof(buf));
+    assert_int_equal(rdrand_draw(NULL, buf, 21), RDRAND_R_OK);
+    assert_int_equal(rdrand_sim_executions(), 3);
+    for (uint64_t i = 0; i < 3; i++) {
+        w = expected_word(i);
+        assert_memory_equal(buf + 8 * i, &w, i < 2 ? 8 : 5);
+    }
+    assert_true(all_bytes(buf + 21, 8, 0xA5));
+}
+
 /* fail-from: the request fails at its first word; nothing more runs. */
 static void test_fail_from(void **state)
 {
@@ -738,6 +756,54 @@ static void test_zero_length(void **state)
     assert_int_equal(buf[0], 0x5A);
 }
 
+/* With health tests: nothing drawn, the state as it was. */
+static void test_zero_length_checked(void **state)
+{
+    unsigned char buf[1] = {0x5A};
+    struct rdrand_health a, b;
+
+    (void)state;
+    sim_or_fail("");
+    keyed_pair(&a, &b);
+    assert_int_equal(rdrand_draw(&a, buf, 0), RDRAND_R_OK);
+    assert_int_equal(rdrand_sim_executions(), 0);
+    assert_int_equal(buf[0], 0x5A);
+    assert_same_state(&a, &b);
+}
+
+/*
+ * Tables whose bucket counts are out of range (another process of the
+ * tree may write anything there): the draw starts such a bucket over, as
+ * the word-by-word path does, and never leaves a count out of range.
+ */
+static void test_counts_out_of_range(void **state)
+{
+    static unsigned char buf[64 * 8];
+    struct rdrand_health a, b;
+    size_t restarted = 0;
+
+    (void)state;
+    sim_or_fail("");
+    keyed_pair(&a, &b);
+    for (size_t i = 0; i < RDRAND_RECENT_BUCKETS; i++) {
+        a.seen->tag[i][RDRAND_RECENT_COUNT] = 0xffff;
+        b.seen->tag[i][RDRAND_RECENT_COUNT] = 0xffff;
+    }
+    assert_int_equal(rdrand_draw(&a, buf, sizeof(buf)), RDRAND_R_OK);
+    for (uint64_t i = 0; i < rdrand_sim_executions(); i++)
+        assert_int_equal(rdrand_health_check_word(&b, expected_word(i)),
+                         RDRAND_R_OK);
+    end_request(&b);
+    assert_same_state(&a, &b);
+    for (size_t i = 0; i < RDRAND_RECENT_BUCKETS; i++) {
+        unsigned int n = a.seen->tag[i][RDRAND_RECENT_COUNT];
+
+        assert_true(n == 0xffff || n < RDRAND_RECENT_WAYS);
+        restarted += n != 0xffff;
+    }
+    assert_true(restarted > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -745,11 +811,14 @@ int main(void)
         cmocka_unit_test(test_requests_across_windows),
         cmocka_unit_test(test_fail_at_word_k_executes_k),
         cmocka_unit_test(test_fail_in_partial_last_word),
+        cmocka_unit_test(test_partial_last_word_unchecked),
         cmocka_unit_test(test_fail_from),
         cmocka_unit_test(test_stuck_value_needs_health),
         cmocka_unit_test(test_trip_then_cf0),
         cmocka_unit_test(test_no_delivered_word_kept),
         cmocka_unit_test(test_zero_length),
+        cmocka_unit_test(test_zero_length_checked),
+        cmocka_unit_test(test_counts_out_of_range),
         cmocka_unit_test(test_draw_matches_word_by_word),
         cmocka_unit_test(test_draw_matches_word_by_word_on_trips),
         cmocka_unit_test(test_waiting_repeat_comes_first),
