@@ -11,9 +11,14 @@
 #include <cmocka.h>
 
 #include "errors.h"
+#include "fake_core.h"
+#include "handover.h"
 #include "health.h"
+#include "recovery.h"
+#include "seams.h"
 #include "seen_table.h"
 #include "selftest_sample.h"
+#include "sim.h"
 #include "splitmix.h"
 #include "test_key.h"
 
@@ -829,10 +834,96 @@ static void test_selftest_primes_state(void **state)
     assert_false(h.warm);
 }
 
+/* A fresh state has opened no window: every lane's count is 0. */
+static void test_apt_count_before_any_window(void **state)
+{
+    struct rdrand_health h;
+
+    (void)state;
+    rdrand_health_init(&h);
+    for (int lane = 0; lane < 8; lane++)
+        assert_int_equal(rdrand_health_apt_count(&h, lane), 0);
+}
+
+/* The recovery's verdict on its sums: each cutoff, and one short of it. */
+static void test_recovery_judge_cutoffs(void **state)
+{
+    const uint32_t n = RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW;
+    struct rdrand_recovery_sums s;
+
+    (void)state;
+    for (int b = 0; b < 64; b++)
+        s.ones[b] = n / 2;
+    for (int lane = 0; lane < 8; lane++)
+        s.apt[lane] = 0;
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_OK);
+    s.ones[17] = RDRAND_RECOVERY_BIT_CUTOFF; /* too many ones */
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_RECOVERY_FAILED);
+    s.ones[17] = RDRAND_RECOVERY_BIT_CUTOFF - 1;
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_OK);
+    s.ones[17] = n - RDRAND_RECOVERY_BIT_CUTOFF; /* too many zeros */
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_RECOVERY_FAILED);
+    s.ones[17] = n - RDRAND_RECOVERY_BIT_CUTOFF + 1;
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_OK);
+    s.apt[5] = RDRAND_RECOVERY_APT_CUTOFF;
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_RECOVERY_FAILED);
+    s.apt[5] = RDRAND_RECOVERY_APT_CUTOFF - 1;
+    assert_int_equal(rdrand_recovery_judge(&s), RDRAND_R_OK);
+}
+
+/* A CF=0 in the recovery's windows ends it at once: that reason. */
+static void test_recovery_cf0(void **state)
+{
+    struct rdrand_health h;
+
+    (void)state;
+    sim_or_fail("fail-at=100");
+    rdrand_health_init(&h);
+    rdrand_test_key(&h, 0x243f6a8885a308d3u, 0x13198a2e03707344u);
+    assert_int_equal(rdrand_recovery_windows(&h), RDRAND_R_RDRAND_FAILED);
+    /* two chunks of 64 words: the second's 36th execution failed */
+    assert_int_equal(rdrand_sim_executions(), 100);
+    sim_or_fail("");
+    rdrand_health_init(&h);
+    rdrand_test_key(&h, 0x243f6a8885a308d3u, 0x13198a2e03707344u);
+    assert_int_equal(rdrand_recovery_windows(&h), RDRAND_R_OK);
+    assert_int_equal(rdrand_sim_executions(),
+                     RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW);
+}
+
+/*
+ * An exiting thread hands over an open window only from a keyed state:
+ * an unkeyed one's windows (under a key of their own) are not handed.
+ */
+static void test_handover_needs_key(void **state)
+{
+    struct rdrand_health gone, next;
+
+    (void)state;
+    rdrand_handover_forget();
+    rdrand_health_init(&gone);
+    gone.s.apt_seen = 5;
+    rdrand_handover_put(&gone);
+    rdrand_health_init(&next);
+    rdrand_handover_take(&next);
+    assert_int_equal(next.s.apt_seen, 0);
+    /* the control: keyed, it is handed over */
+    rdrand_test_key(&gone, 0x243f6a8885a308d3u, 0x13198a2e03707344u);
+    gone.s.apt_seen = 5;
+    rdrand_handover_put(&gone);
+    rdrand_handover_take(&next);
+    assert_int_equal(next.s.apt_seen, 5);
+    rdrand_handover_forget();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_apt_cutoff_is_smallest_for_2_40),
+        cmocka_unit_test(test_apt_count_before_any_window),
+        cmocka_unit_test(test_recovery_judge_cutoffs),
+        cmocka_unit_test(test_recovery_cf0),
+        cmocka_unit_test(test_handover_needs_key),
         cmocka_unit_test(test_constant_ones),
         cmocka_unit_test(test_constant_zero),
         cmocka_unit_test(test_constant_other),
