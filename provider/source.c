@@ -146,8 +146,9 @@ int rdrand_source_fill(struct rdrand_prov *prov, unsigned char *out, size_t len,
     struct rdrand_ticket t;
     int reason = RDRAND_R_OK;
     char what[96];
+    enum rdrand_admit admit = rdrand_fault_admit(prov, &t, request, len);
 
-    switch (rdrand_fault_admit(prov, &t, request, len)) {
+    switch (admit) { /* unreachable: rdrand_fault_admit gives one of the 4 */
     case RDRAND_ADMIT_REFUSED:
         return 0;
     case RDRAND_ADMIT_RECOVER:

@@ -32,7 +32,9 @@
 #include "health.h"
 #include "rand.h"
 #include "recovery.h"
+#include "seams.h"
 #include "sim.h"
+#include "source.h"
 
 OSSL_provider_init_fn OSSL_provider_init;
 
@@ -875,6 +877,98 @@ static void test_no_fresh_start(void **state)
     fixture_down(&f);
 }
 
+/*
+ * Two instances in one process: a CF=0 latches the one whose request met
+ * it, and the process's verdict has a trip to answer.  The other
+ * instance's next request recovers (the self-test and the recovery's
+ * windows) and answers it; the first instance's next request then only
+ * self-tests (RDRAND_ADMIT_RETEST), and serves.
+ */
+static void test_retest_after_another_recovery(void **state)
+{
+    static int handle;
+    static unsigned char buf[32];
+    char path[64], spec[128];
+    struct fixture f;
+    void *provctx2, *ctx2;
+    const OSSL_DISPATCH *prov2;
+    uint64_t before;
+    FILE *flag;
+    int fd;
+
+    (void)state;
+    snprintf(path, sizeof(path), "/tmp/rdrand-retest-XXXXXX");
+    assert_true((fd = mkstemp(path)) >= 0);
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(unlink(path), 0);
+    snprintf(spec, sizeof(spec), "fail-while=%s", path);
+    fixture_up(&f, spec, NULL, "");
+    fake_core_reset(quiet);
+    assert_int_equal(OSSL_provider_init((const OSSL_CORE_HANDLE *)&handle,
+                                        fake_core_dispatch(), &prov2,
+                                        &provctx2),
+                     1);
+    ctx2 = new_ready_ctx(provctx2);
+    assert_int_equal(fake_get_int(prov2, provctx2, "status"), 1);
+
+    /* the CPU fails while the file exists: the first instance latches */
+    assert_non_null(flag = fopen(path, "w"));
+    assert_int_equal(fclose(flag), 0);
+    fake_core_reset(NULL);
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         f.ctx, buf, sizeof(buf), 0, 0, NULL, 0),
+                     0);
+    assert_int_equal(fake_last_reason(), RDRAND_R_RDRAND_FAILED);
+    assert_latched(&f, RDRAND_R_RDRAND_FAILED);
+    assert_int_equal(unlink(path), 0);
+
+    /* the other instance recovers */
+    before = rdrand_sim_executions();
+    fake_core_reset(NULL);
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         ctx2, buf, sizeof(buf), 0, 0, NULL, 0),
+                     1);
+    assert_true(rdrand_sim_executions() - before
+                >= SELFTEST + RDRAND_RECOVERY_WINDOWS * RDRAND_APT_WINDOW);
+    assert_int_equal(fake_get_int(prov2, provctx2, "status"), 1);
+
+    /* the first: a self-test, no recovery, then its request served */
+    assert_latched(&f, RDRAND_R_RDRAND_FAILED);
+    before = rdrand_sim_executions();
+    fake_core_reset(NULL);
+    assert_int_equal(RAND_FN(generate, OSSL_FUNC_RAND_GENERATE)(
+                         f.ctx, buf, sizeof(buf), 0, 0, NULL, 0),
+                     1);
+    assert_int_equal(fake_error_count, 0);
+    assert_true(rdrand_sim_executions() - before >= SELFTEST);
+    assert_true(rdrand_sim_executions() - before < 2 * SELFTEST);
+    assert_healthy(&f);
+
+    RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx2);
+    ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
+        prov2, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx2);
+    fixture_down(&f);
+}
+
+/*
+ * Where the load got no key from the OS, a thread's self-test keys its
+ * state only from a sample that passes the sample rules: a failed sample
+ * leaves it unkeyed (and the self-test fails); a good one keys it.
+ */
+static void test_selftest_without_os_key(void **state)
+{
+    (void)state;
+    sim_or_fail("value=0123456789abcdef");
+    rdrand_source_forget();
+    rdrand_seen_seam_unkey();
+    assert_int_not_equal(rdrand_source_selftest(), RDRAND_R_OK);
+    assert_false(rdrand_source_health()->keyed);
+    sim_or_fail("");
+    assert_int_equal(rdrand_source_selftest(), RDRAND_R_OK);
+    assert_true(rdrand_source_health()->keyed);
+    rdrand_source_forget();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -888,6 +982,8 @@ int main(void)
         cmocka_unit_test(test_coco_verdict_is_process_wide),
         cmocka_unit_test(test_cf0_at_window_reference),
         cmocka_unit_test(test_no_fresh_start),
+        cmocka_unit_test(test_retest_after_another_recovery),
+        cmocka_unit_test(test_selftest_without_os_key),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
