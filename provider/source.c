@@ -64,8 +64,9 @@ static void rdrand_wipe_at_exit(void)
 {
     if (rdrand_thread_wiped_at_exit)
         return;
-    if (CRYPTO_THREAD_run_once(&rdrand_exit_once, rdrand_exit_key_init)
-        && rdrand_exit_key_ok
+    /* The key is ok only where the once ran its init and that made it. */
+    (void)CRYPTO_THREAD_run_once(&rdrand_exit_once, rdrand_exit_key_init);
+    if (rdrand_exit_key_ok
         && CRYPTO_THREAD_set_local(&rdrand_exit_key, &rdrand_thread_health))
         rdrand_thread_wiped_at_exit = 1;
 }

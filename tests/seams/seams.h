@@ -69,6 +69,14 @@ void rdrand_handover_forget(void);
  * the verdict, the self-test samples and the handed-over windows.
  */
 void rdrand_source_forget(void);
+/*
+ * The thread-local key that wipes a thread's state at its exit (source.c)
+ * made again at the next self-test, as at the first load; broken: made
+ * now and deleted (CRYPTO_THREAD_set_local then fails).  Whether the
+ * calling thread's state is set to be wiped at its exit.
+ */
+void rdrand_source_seam_exit_key_again(int broken);
+int rdrand_source_seam_wiped_at_exit(void);
 
 /*
  * counters.c's slot claims from now on meet a failure of libcrypto's

@@ -8,6 +8,7 @@
  * latch of provider/fault.c (status, health-state, the context's state,
  * recovery through the self-test outside CoCo, never inside one).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -969,6 +970,45 @@ static void test_selftest_without_os_key(void **state)
     rdrand_source_forget();
 }
 
+/*
+ * The key that wipes a thread's state at its exit: where the process has
+ * no thread-local key left to make (PTHREAD_KEYS_MAX reached), or the one
+ * made cannot be set, the self-test still passes and the state is not
+ * registered; made and set, it is.  Forked: the keys are the process's.
+ */
+static void exit_key_scenario(void *arg)
+{
+    pthread_key_t k, last = 0;
+    int made = 0;
+
+    (void)arg;
+    sim_or_fail("");
+    rdrand_source_forget();
+    while (pthread_key_create(&k, NULL) == 0) {
+        last = k;
+        made++;
+    }
+    assert_true(made > 0);
+    rdrand_source_seam_exit_key_again(0);
+    assert_int_equal(rdrand_source_selftest(), RDRAND_R_OK);
+    assert_false(rdrand_source_seam_wiped_at_exit());
+    assert_int_equal(pthread_key_delete(last), 0); /* one free again */
+
+    rdrand_source_seam_exit_key_again(1);
+    assert_int_equal(rdrand_source_selftest(), RDRAND_R_OK);
+    assert_false(rdrand_source_seam_wiped_at_exit());
+
+    rdrand_source_seam_exit_key_again(0);
+    assert_int_equal(rdrand_source_selftest(), RDRAND_R_OK);
+    assert_true(rdrand_source_seam_wiped_at_exit());
+}
+
+static void test_exit_key_refused(void **state)
+{
+    (void)state;
+    fake_in_child(exit_key_scenario, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -984,6 +1024,7 @@ int main(void)
         cmocka_unit_test(test_no_fresh_start),
         cmocka_unit_test(test_retest_after_another_recovery),
         cmocka_unit_test(test_selftest_without_os_key),
+        cmocka_unit_test(test_exit_key_refused),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
