@@ -33,8 +33,11 @@ static inline int rdrand_hw_leaf1_ecx(unsigned int bit)
 {
     struct rdrand_cpuid leaf0, leaf1;
 
-    return rdrand_hw_cpuid(0, 0, &leaf0) && leaf0.eax >= 1
-           && rdrand_hw_cpuid(1, 0, &leaf1) && (leaf1.ecx >> bit & 1);
+    if (!rdrand_hw_cpuid(0, 0, &leaf0) || leaf0.eax < 1)
+        return 0;
+    /* A CPU has CPUID or not, whatever the leaf: leaf 0 answered. */
+    (void)rdrand_hw_cpuid(1, 0, &leaf1);
+    return leaf1.ecx >> bit & 1;
 }
 
 /*

@@ -25,6 +25,7 @@
 
 #include "rdrand_provider.h"
 
+#include "aes.h"
 #include "conditioning.h"
 #include "counters.h"
 #include "errors.h"
@@ -645,6 +646,20 @@ static void test_reduce512_after_refusal_or_no_rdrand(void **state)
     run_down(&r);
 }
 
+/* No CPUID, or no CPUID leaf 1 to ask: AES-NI is not found. */
+static void test_no_cpuid_no_aesni(void **state)
+{
+    (void)state;
+    sim_or_fail("cpuid=absent");
+    assert_false(rdrand_aes_present());
+    sim_or_fail("cpuid=leaf0");
+    assert_false(rdrand_aes_present());
+    sim_or_fail("aesni=absent");
+    assert_false(rdrand_aes_present());
+    sim_or_fail("aesni=present");
+    assert_true(rdrand_aes_present());
+}
+
 /* Write a words file of n words from fn(i); returns its spec. */
 static const char *pattern_file(const char *name, uint64_t (*fn)(size_t),
                                 size_t n)
@@ -910,6 +925,7 @@ int main(void)
         cmocka_unit_test(test_no_aesni),
         cmocka_unit_test(test_fill_without_key),
         cmocka_unit_test(test_reduce512_after_refusal_or_no_rdrand),
+        cmocka_unit_test(test_no_cpuid_no_aesni),
         cmocka_unit_test(test_cpu_vendor),
         cmocka_unit_test(test_health_trips),
         cmocka_unit_test(test_health_mid_block),

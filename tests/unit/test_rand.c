@@ -274,16 +274,15 @@ static void test_seeds_held_at_once(void **state)
     fixture_down(&f);
 }
 
-static void test_no_rdrand(void **state)
+/* A CPU on which the provider finds no RDRAND (spec): nothing served. */
+static void no_rdrand(const char *spec)
 {
     void *provctx;
     const OSSL_DISPATCH *prov;
     unsigned char *seed = (unsigned char *)1, buf[16];
     void *ctx;
 
-    (void)state;
-    assert_int_equal(fake_provider_init("rdrand=absent", NULL, &provctx, &prov),
-                     1);
+    assert_int_equal(fake_provider_init(spec, NULL, &provctx, &prov), 1);
     assert_int_equal(fake_get_int(prov, provctx, RDRAND_PARAM_RDRAND_AVAILABLE),
                      0);
     assert_int_equal(fake_get_int(prov, provctx, "status"), 0);
@@ -304,6 +303,20 @@ static void test_no_rdrand(void **state)
     RAND_FN(freectx, OSSL_FUNC_RAND_FREECTX)(ctx);
     ((OSSL_FUNC_provider_teardown_fn *)fake_dispatch_fn(
         prov, OSSL_FUNC_PROVIDER_TEARDOWN))(provctx);
+}
+
+static void test_no_rdrand(void **state)
+{
+    (void)state;
+    no_rdrand("rdrand=absent");
+}
+
+/* Without CPUID, or with no CPUID leaf 1: no RDRAND either. */
+static void test_no_cpuid(void **state)
+{
+    (void)state;
+    no_rdrand("cpuid=absent");
+    no_rdrand("cpuid=leaf0");
 }
 
 /* generate: counted, all or nothing, health-checked like a seed. */
@@ -1092,6 +1105,7 @@ int main(void)
         cmocka_unit_test(test_seed_fails_closed),
         cmocka_unit_test(test_seeds_held_at_once),
         cmocka_unit_test(test_no_rdrand),
+        cmocka_unit_test(test_no_cpuid),
         cmocka_unit_test(test_generate_counters),
         cmocka_unit_test(test_wrong_param_types),
         cmocka_unit_test(test_fault_during_recovery),

@@ -213,6 +213,11 @@ static void test_items(void **state)
     refused("coco=martian", "want one of");
     accepted("aesni=absent,rdrand=present");
     refused("aesni=absent,aesni=present", "\"aesni\" given twice");
+    accepted("cpuid=absent");
+    accepted("cpuid=leaf0,rdrand=present");
+    accepted("cpuid=present");
+    refused("cpuid=absent,cpuid=present", "\"cpuid\" given twice");
+    refused("cpuid=leaf1", "not understood");
     refused("aesni=no", "not understood");
     refused("aesni=Absent", "not understood");
     refused("aesni=", "not understood");
@@ -260,6 +265,27 @@ static void test_aesni(void **state)
         assert_int_equal(leaf1.ecx >> 25 & 1, cpus[i].aesni);
         assert_int_equal(leaf1.ecx >> 30 & 1, cpus[i].rdrand);
     }
+}
+
+/* cpuid=absent: no leaf answers; cpuid=leaf0: leaf 0 only, its EAX 0. */
+static void test_cpuid_modes(void **state)
+{
+    struct rdrand_cpuid leaf0, leaf1;
+
+    (void)state;
+    accepted("cpuid=absent");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 0);
+    assert_int_equal(leaf0.eax | leaf0.ebx | leaf0.ecx | leaf0.edx, 0);
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 0);
+    accepted("cpuid=leaf0");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 1);
+    assert_int_equal(leaf0.eax, 0);
+    assert_memory_equal(&leaf0.ebx, "Auth", 4);
+    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
+    assert_int_equal(leaf1.ecx, 0);
+    accepted("");
+    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 1);
+    assert_true(leaf0.eax >= 1);
 }
 
 /* What leaf 0 and leaf 1 say: "<vendor> <leaf 1 EAX>". */
@@ -980,6 +1006,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cpuid_modes),
         cmocka_unit_test(test_value),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_fail_while),
