@@ -221,27 +221,6 @@ static void test_items(void **state)
     refused("aesni=no", "not understood");
     refused("aesni=Absent", "not understood");
     refused("aesni=", "not understood");
-    accepted("cpuid=absent,rdrand=present");
-    refused("cpuid=absent,cpuid=present", "\"cpuid\" given twice");
-    refused("cpuid=none", "not understood");
-}
-
-/* cpuid=absent: every leaf fails and reads 0; present again restores. */
-static void test_cpuid_absent(void **state)
-{
-    static const struct rdrand_cpuid zero;
-    struct rdrand_cpuid leaf;
-
-    (void)state;
-    accepted("cpuid=absent");
-    for (uint32_t l = 0; l < 2; l++) {
-        memset(&leaf, 0xA5, sizeof(leaf));
-        assert_int_equal(rdrand_hw_cpuid(l, 0, &leaf), 0);
-        assert_memory_equal(&leaf, &zero, sizeof(leaf));
-    }
-    accepted("cpuid=present");
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf), 1);
-    assert_int_equal(leaf.ecx >> 30 & 1, 1);
 }
 
 /* CPUID leaf 1 ECX bit 25 says what aesni= says, default present. */
@@ -265,27 +244,6 @@ static void test_aesni(void **state)
         assert_int_equal(leaf1.ecx >> 25 & 1, cpus[i].aesni);
         assert_int_equal(leaf1.ecx >> 30 & 1, cpus[i].rdrand);
     }
-}
-
-/* cpuid=absent: no leaf answers; cpuid=leaf0: leaf 0 only, its EAX 0. */
-static void test_cpuid_modes(void **state)
-{
-    struct rdrand_cpuid leaf0, leaf1;
-
-    (void)state;
-    accepted("cpuid=absent");
-    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 0);
-    assert_int_equal(leaf0.eax | leaf0.ebx | leaf0.ecx | leaf0.edx, 0);
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 0);
-    accepted("cpuid=leaf0");
-    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 1);
-    assert_int_equal(leaf0.eax, 0);
-    assert_memory_equal(&leaf0.ebx, "Auth", 4);
-    assert_int_equal(rdrand_hw_cpuid(1, 0, &leaf1), 1);
-    assert_int_equal(leaf1.ecx, 0);
-    accepted("");
-    assert_int_equal(rdrand_hw_cpuid(0, 0, &leaf0), 1);
-    assert_true(leaf0.eax >= 1);
 }
 
 /* What leaf 0 and leaf 1 say: "<vendor> <leaf 1 EAX>". */
@@ -1006,13 +964,11 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cpuid_modes),
         cmocka_unit_test(test_value),
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_fail_while),
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_items),
-        cmocka_unit_test(test_cpuid_absent),
         cmocka_unit_test(test_aesni),
         cmocka_unit_test(test_cpu),
         cmocka_unit_test(test_microcode),
