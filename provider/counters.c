@@ -83,18 +83,21 @@ static struct rdrand_status_slot *rdrand_ctr_claim(void)
         return NULL;
     for (size_t i = 0; i < RDRAND_CTR_SLOTS; i++) {
         struct rdrand_status_slot *s = &rdrand_ctr_slots[i];
-        int free_slot = 0;
+        int free_slot = 0, won;
 
-        if (atomic_load_explicit(&s->taken, memory_order_relaxed) == 0
-            && atomic_compare_exchange_strong_explicit(&s->taken, &free_slot, 1,
-                                                       memory_order_acquire,
-                                                       memory_order_relaxed)) {
-            if (!CRYPTO_THREAD_set_local(&rdrand_ctr_key, s)) {
-                atomic_store_explicit(&s->taken, 0, memory_order_release);
-                return NULL;
-            }
-            return rdrand_ctr_mine = s;
+        if (atomic_load_explicit(&s->taken, memory_order_relaxed) != 0)
+            continue;
+        /* Lost only to a thread that claimed the slot since the load. */
+        won = atomic_compare_exchange_strong_explicit(&s->taken, &free_slot, 1,
+                                                      memory_order_acquire,
+                                                      memory_order_relaxed);
+        if (!won) /* unreachable: a race between two loads no test can time */
+            continue;
+        if (!CRYPTO_THREAD_set_local(&rdrand_ctr_key, s)) {
+            atomic_store_explicit(&s->taken, 0, memory_order_release);
+            return NULL;
         }
+        return rdrand_ctr_mine = s;
     }
     return NULL;
 }
