@@ -8,6 +8,20 @@
 find_program(OPENSSL_BIN openssl HINTS "${LIBCRYPTO_PREFIX}/bin"
              REQUIRED)
 
+# The fixes proposed to OpenSSL (docs/upstream/*.patch) that the
+# libcrypto under test was built with: scripts/openssl-build.sh lists
+# them in its prefix's rdrand-patches ("sha256  name" a line).  The
+# tests that record an OpenSSL bug expect it fixed where its patch is.
+set(RDRAND_OPENSSL_PATCHES "")
+if(EXISTS "${LIBCRYPTO_PREFIX}/rdrand-patches")
+  file(STRINGS "${LIBCRYPTO_PREFIX}/rdrand-patches" rdrand_patch_lines)
+  foreach(line ${rdrand_patch_lines})
+    string(REGEX REPLACE "^[0-9a-f]+  " "" name "${line}")
+    string(APPEND RDRAND_OPENSSL_PATCHES " ${name}")
+  endforeach()
+  string(STRIP "${RDRAND_OPENSSL_PATCHES}" RDRAND_OPENSSL_PATCHES)
+endif()
+
 # Every test runs hermetically: our modules, our conf/ files, no
 # inherited RDRAND_SIM or OPENSSL_CONF from the caller's shell.
 set(RDRAND_TEST_ENV
@@ -17,6 +31,7 @@ set(RDRAND_TEST_ENV
   "OPENSSL_BIN=${OPENSSL_BIN}"
   "LD_LIBRARY_PATH=${LIBCRYPTO_LIBDIR}"
   "RDRAND_OPENSSL_VERSION=${LIBCRYPTO_VERSION}"
+  "RDRAND_OPENSSL_PATCHES=${RDRAND_OPENSSL_PATCHES}"
   "OPENSSL_CONF=/dev/null"
   "RDRAND_SIM=")
 

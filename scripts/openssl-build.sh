@@ -4,8 +4,15 @@
 # source packages, with the FIPS provider, into a cache outside the checkout.
 # Prints the install directory (the last line of stdout) for test.sh.
 #
-# Usage: scripts/openssl-build.sh SERIES          e.g. 3.5
+# Usage: scripts/openssl-build.sh SERIES [PATCH...]   e.g. 3.5
 #   RDRAND_OPENSSL_CACHE  cache root (default /var/cache/rdrand-provider)
+# With PATCHes (docs/upstream/*.patch: fixes proposed to OpenSSL), the
+# release is built with them applied (patch -p1, in order; one that does
+# not apply fails the build) into its own directory,
+# openssl-<version>-patched-<first 12 hex digits of their sha256>, which lists
+# them in rdrand-patches ("sha256  name" a line): the tests read it to
+# know what the libcrypto under test has.  Without, only unpatched trees
+# are built or used.
 #
 # The source comes from the archive apt already uses: the URI and keyring of
 # the existing Debian entry, with deb-src lines for sid, trixie and
@@ -21,11 +28,24 @@
 # so an interrupted build is never used.
 set -euo pipefail
 
-series=${1:?usage: openssl-build.sh SERIES (e.g. 3.5)}
+series=${1:?usage: openssl-build.sh SERIES [PATCH...] (e.g. 3.5)}
+shift
 [[ $series =~ ^[0-9]+\.[0-9]+$ ]] || {
     echo "openssl-build: SERIES must look like 3.5, got '$series'" >&2
     exit 2
 }
+patches=()
+for p in "$@"; do
+    if [ ! -f "$p" ] || [ ! -r "$p" ]; then
+        echo "openssl-build: patch '$p' is not a readable file" >&2
+        exit 2
+    fi
+    patches+=("$(cd "$(dirname "$p")" && pwd)/$(basename "$p")")
+done
+tag="" # the build directory's suffix: which patches, by content
+if [ ${#patches[@]} -gt 0 ]; then
+    tag=-patched-$(cat "${patches[@]}" | sha256sum | cut -c1-12)
+fi
 cache=${RDRAND_OPENSSL_CACHE:-/var/cache/rdrand-provider}
 log() { echo "openssl-build[$series]: $*" >&2; }
 die() {
@@ -146,7 +166,13 @@ upstream() { # 1:3.5.7-1~deb13u1 -> 3.5.7
 newest_cached() {
     local dir
     for dir in $(find "$cache" -maxdepth 1 -name "openssl-$series.*" | sort -Vr); do
-        if valid "$dir" "${dir##*/openssl-}"; then
+        # This set of patches, or none: never another build's.
+        case ${dir##*/} in
+        *-patched-*) if [ -z "$tag" ] || [[ $dir != *"$tag" ]]; then continue; fi ;;
+        *) [ -z "$tag" ] || continue ;;
+        esac
+        version=${dir##*/openssl-}
+        if valid "$dir" "${version%%-*}"; then
             echo "$dir"
             return 0
         fi
@@ -163,6 +189,19 @@ if [ ${#candidates[@]} -eq 0 ]; then # offline, or nothing listed
     die "no OpenSSL $series.* source package listed (deb-src sid/trixie) and none cached in $cache"
 fi
 log "listed: ${candidates[*]}"
+
+# apply_patches: the PATCHes, in order, in the current (source) directory;
+# the first that does not apply stops the build.
+apply_patches() {
+    local p
+    for p in "${patches[@]}"; do
+        echo "applying ${p##*/}"
+        patch -p1 --forward --batch <"$p" || {
+            echo "openssl-build: ${p##*/} does not apply to this release"
+            return 1
+        }
+    done
+}
 
 # build DEBIAN_VERSION DEST WORK: download, build, install.  Returns 1 if
 # the download failed (may work next time), 2 if the build or its check
@@ -189,6 +228,7 @@ build() {
         mkdir "$work/src" \
             && tar -xf "$tarball" -C "$work/src" --strip-components=1 \
             && cd "$work/src" \
+            && apply_patches \
             && ./Configure --prefix="$dest" --libdir=lib shared no-docs \
                 no-tests enable-fips \
             && make -j "$(nproc)" \
@@ -207,13 +247,17 @@ build() {
         log "built $version does not run, is not $version, or its fipsmodule.cnf does not verify against its fips.so"
         return 2
     }
+    if [ ${#patches[@]} -gt 0 ]; then
+        sha256sum "${patches[@]}" | sed 's|  .*/|  |' \
+            >"$work/stage$dest/rdrand-patches" || return 2
+    fi
     if [ -e "$dest" ]; then mv "$dest" "$work/old" || return 1; fi
     mv "$work/stage$dest" "$dest"
 }
 
 for deb in "${candidates[@]}"; do
     version=$(upstream "$deb")
-    dest=$cache/openssl-$version
+    dest=$cache/openssl-$version$tag
     if valid "$dest" "$version"; then
         log "using cached $version"
         echo "$dest"
@@ -221,7 +265,7 @@ for deb in "${candidates[@]}"; do
     fi
     # A source package that downloaded but did not build is not tried
     # again (9 minutes each time); its log is kept.  Delete it to retry.
-    failed=$cache/.failed-openssl-$deb.log
+    failed=$cache/.failed-openssl-$deb$tag.log
     if [ -f "$failed" ]; then
         log "skipping $deb: it failed to build before (log: $failed; delete it to retry)"
         continue

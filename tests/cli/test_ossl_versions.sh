@@ -30,8 +30,9 @@ fi
 soname=libcrypto.so.${RDRAND_OPENSSL_VERSION%%.*}
 for program in "$RDRAND_BUILD_DIR/rdrand-check" "$PROBE"; do
     run -- ldd "$program"
+    # Fixed strings: a directory's name may hold regex characters.
     check "${program##*/} loads $soname from $LD_LIBRARY_PATH" \
-        stdout_has "${soname//./\\.} => ${LD_LIBRARY_PATH}/${soname//./\\.} "
+        grep -qF -- "$soname => $LD_LIBRARY_PATH/$soname " "$OUT/stdout"
 done
 for module in "$REAL_MODULES/rdrand.so" "$SIM_MODULES/rdrand-sim.so"; do
     run -- readelf -d "$module"
