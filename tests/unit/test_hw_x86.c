@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,7 +103,7 @@ static void test_read_file(void **state)
  */
 struct supervisor {
     int fd;
-    int seen;
+    atomic_int seen; /* the kernel orders it; TSan cannot see that */
 };
 
 static void *supervise(void *arg)
@@ -117,7 +118,7 @@ static void *supervise(void *arg)
             return NULL; /* the filtered thread is gone */
         memset(&resp, 0, sizeof(resp));
         resp.id = req.id;
-        if (s->seen++ == 0)
+        if (atomic_fetch_add(&s->seen, 1) == 0)
             resp.error = -EINTR;
         else
             resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -139,14 +140,17 @@ static int interrupted_read(void)
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
-    struct supervisor s = {-1, 0};
+    struct supervisor s = {.fd = -1};
     pthread_t t;
     char buf[8] = {0};
     ssize_t n;
 
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         return 2;
-    /* this thread only (no TSYNC): the supervisor is not filtered */
+    /*
+     * Before the supervisor starts, so it inherits the filter too; it
+     * never calls pread64, so nothing of it is ever held.
+     */
     s.fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                         SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
     if (s.fd < 0)
@@ -156,7 +160,7 @@ static int interrupted_read(void)
     n = rdrand_hw_read_file(file, buf, sizeof(buf), 0);
     if (n != 5 || memcmp(buf, "hello", 5) != 0)
         return 5;
-    if (s.seen != 2)
+    if (atomic_load(&s.seen) != 2)
         return 6; /* interrupted once, then read */
     return 0;
 }
@@ -174,6 +178,11 @@ static void test_read_file_interrupted(void **state)
     assert_true(pid > 0);
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
+    /* Not a skip: Debian 12 and 13's kernels have both (5.0, 5.5). */
+    if (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 3)
+        fail_msg("this kernel or container gives no seccomp user "
+                 "notification listener (Linux 5.0+, none already set): "
+                 "the interrupted read cannot be made here");
     assert_int_equal(WEXITSTATUS(status), 0);
 }
 
