@@ -91,7 +91,7 @@ static struct rdrand_status_slot *rdrand_ctr_claim(void)
         won = atomic_compare_exchange_strong_explicit(&s->taken, &free_slot, 1,
                                                       memory_order_acquire,
                                                       memory_order_relaxed);
-        if (!won) /* unreachable: a race between two loads no test can time */
+        if (!won) /* unreachable: a race in a window no test can time */
             continue;
         if (!CRYPTO_THREAD_set_local(&rdrand_ctr_key, s)) {
             atomic_store_explicit(&s->taken, 0, memory_order_release);

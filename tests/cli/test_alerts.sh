@@ -31,7 +31,12 @@ check "promtool test rules: every alert fires and stays quiet as written" \
 alerts_on() {
     local dir=$OUT/alerts
     rm -rf "$dir" && mkdir -p "$dir"
-    "$PY" - "$1" "$RULES" >"$dir/test.yml" <<'EOF' || return 1
+    # No file, or one without rdrand-check's metrics, is not "no alert".
+    grep -q '^rdrand_check_exit_code{' "$1" 2>/dev/null || {
+        echo "no rdrand-check metrics in $1"
+        return
+    }
+    "$PY" - "$1" "$RULES" >"$dir/test.yml" <<'EOF' || { echo "conversion failed"; return; }
 import sys
 prom, rules = sys.argv[1], sys.argv[2]
 series = []
