@@ -115,49 +115,71 @@ const char *conf_pos_text(const struct conf_lines *l, int pos, char *buf,
 }
 
 /*
- * PATH as NCONF reads it: quotes and escapes removed, $name, ${name},
- * $(name) and $section::name expanded (from the loaded file, whose
- * values are the final ones: a variable set again after the .include is
- * read with its last value).
+ * PATH as NCONF's str_copy reads it: '"', '\'' and '`' quote (a backslash
+ * in them takes the next character as it is), a backslash outside them
+ * takes the next one with \r, \n, \b and \t translated, and $name,
+ * ${name}, $(name) and $section::name are expanded (from the loaded file,
+ * whose values are the final ones: a variable set again after the
+ * .include is read with its last value).  With .pragma dollarid:on, '$'
+ * is a name character and only ${} and $() expand.
  */
+static size_t var_name(const struct walk *w, const char **in, char *name,
+                       size_t len)
+{
+    size_t n = 0;
+
+    while (isalnum((unsigned char)**in) || **in == '_'
+           || (w->dollarid && **in == '$')) {
+        if (n + 1 < len)
+            name[n++] = **in;
+        (*in)++;
+    }
+    name[n] = '\0';
+    return n;
+}
+
 static void unquote(const struct walk *w, const char *in, char *out, size_t len)
 {
     size_t o = 0;
 
     while (*in != '\0' && o + 1 < len) {
-        if (*in == '"' || *in == '\'') {
+        if (*in == '"' || *in == '\'' || *in == '`') {
             char q = *in++;
 
             while (*in != '\0' && *in != q && o + 1 < len) {
-                if (*in == '\\' && q == '\'' && in[1] != '\0')
-                    in++;
+                if (*in == '\\' && *++in == '\0')
+                    break;
                 out[o++] = *in++;
             }
             in += *in == q;
-        } else if (*in == '\\' && in[1] != '\0') {
-            out[o++] = in[1];
+        } else if (*in == '\\') {
+            char c = in[1];
+
+            if (c == '\0')
+                break;
+            out[o++] = c == 'r'   ? '\r'
+                       : c == 'n' ? '\n'
+                       : c == 'b' ? '\b'
+                       : c == 't' ? '\t'
+                                  : c;
             in += 2;
-        } else if (*in == '$' && w->conf != NULL) {
-            char name[256], *sep;
-            const char *value, *sect = w->section;
+        } else if (*in == '$' && w->conf != NULL
+                   && (!w->dollarid || in[1] == '{' || in[1] == '(')) {
+            char sect[256], name[256];
+            const char *value;
             char close = in[1] == '{' ? '}' : in[1] == '(' ? ')' : '\0';
-            size_t n = 0;
 
             in += close ? 2 : 1;
-            while ((isalnum((unsigned char)*in) || *in == '_' || *in == ':')
-                   && n + 1 < sizeof(name))
-                name[n++] = *in++;
-            name[n] = '\0';
-            in += close && *in == close;
-            if ((sep = strstr(name, "::")) != NULL) {
-                *sep = '\0';
-                sect = name;
+            snprintf(sect, sizeof(sect), "%s", w->section);
+            var_name(w, &in, name, sizeof(name));
+            if (in[0] == ':' && in[1] == ':') {
+                memcpy(sect, name, sizeof(sect));
+                in += 2;
+                var_name(w, &in, name, sizeof(name));
             }
-            value =
-                NCONF_get_string(w->conf, sect, sep != NULL ? sep + 2 : name);
-            if (value == NULL)
-                value = NCONF_get_string(w->conf, NULL,
-                                         sep != NULL ? sep + 2 : name);
+            in += close && *in == close;
+            /* Loaded: each name had a value when NCONF read the line. */
+            value = NCONF_get_string(w->conf, sect, name);
             for (; value != NULL && *value != '\0' && o + 1 < len; value++)
                 out[o++] = *value;
         } else {
