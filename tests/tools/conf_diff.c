@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/conf.h>
@@ -257,10 +258,33 @@ static const char *const fragments[] = {
     "e%d = # $ENV::RDRAND_DIFF_ENV",
     "ENV::RDRAND_DIFF_ENV = fixed",
     "[ENV]",
+    /* Include paths as str_copy reads them (%D the directory, %u the seed):
+     * quotes, escapes (\t is a tab outside quotes only), variables. */
+    ".include \"%i\"",
+    ".include '%i'",
+    ".include `%i`",
+    ".include %D/odd-%u\\t\\\"x.part",
+    ".include \"%D/odd-%u\t\\\"x.part\"",
+    ".include '%D/odd-%u\t\"x.part'",
+    "incdir = %D",
+    ".include $incdir/inc-%u.part",
+    ".include ${incdir}/inc-%u.part",
+    ".include $(default::incdir)/inc-%u.part",
+    ".include $default::incdir/inc-%u.part",
+    ".pragma includedir:%D",
+    ".pragma includedir = %D/incd-%u",
+    ".include inc-%u.part",
+    ".include = a.cnf",
+    ".include %D/incd-%u",
+    ".include %D/missing-%u.cnf",
 };
 
-/* One fragment as a line, "%d" replaced by n and "%i" by inc. */
-static void emit(FILE *out, const char *fragment, int n, const char *inc)
+/*
+ * One fragment as a line, "%d" replaced by n, "%i" by inc, "%D" by dir and
+ * "%u" by seed.
+ */
+static void emit(FILE *out, const char *fragment, int n, const char *inc,
+                 const char *dir, unsigned seed)
 {
     for (const char *c = fragment; *c != '\0'; c++) {
         if (c[0] == '%' && c[1] == 'd') {
@@ -269,11 +293,61 @@ static void emit(FILE *out, const char *fragment, int n, const char *inc)
         } else if (c[0] == '%' && c[1] == 'i') {
             fputs(inc, out);
             c++;
+        } else if (c[0] == '%' && c[1] == 'D') {
+            fputs(dir, out);
+            c++;
+        } else if (c[0] == '%' && c[1] == 'u') {
+            fprintf(out, "%u", seed);
+            c++;
         } else {
             fputc(*c, out);
         }
     }
     fputc('\n', out);
+}
+
+/*
+ * The files the include fragments name, dir/PREFIX<seed>SUFFIX: a file with
+ * a tab and a quote in its name, and a directory of *.cnf and *.conf files
+ * (in readdir order) and one file NCONF does not read, one of them
+ * including the directory again (skipped: a directory from a directory),
+ * one a missing file.  Their text is a fragment (emit).
+ */
+static const char *const included[][3] = {
+    {"odd-", "\t\"x.part", "oddk = 1\n[odd]\nok = 1"},
+    {"incd-", "/a.cnf", "ak = 1\n[da]\nak = 1"},
+    {"incd-", "/b.CONF", "bk = 1"},
+    {"incd-", "/c.txt", "[dc]\nck = 1"},
+    {"incd-", "/n.cnf", ".include %D/incd-%u\n[dn]\nnk = 1"},
+    {"incd-", "/m.conf", "[dm]\n.include %D/missing-%u.cnf\nmk = 1"},
+};
+
+static int make_included(const char *dir, const char *inc, unsigned seed,
+                         int remove)
+{
+    char path[4096];
+    size_t n = sizeof(included) / sizeof(included[0]);
+
+    snprintf(path, sizeof(path), "%s/incd-%u", dir, seed);
+    if (!remove && mkdir(path, 0700) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s%u%s", dir, included[i][0], seed,
+                 included[i][1]);
+        if (remove) {
+            unlink(path);
+            continue;
+        }
+        if ((f = fopen(path, "w")) == NULL)
+            return 0;
+        emit(f, included[i][2], 0, inc, dir, seed);
+        if (fclose(f) != 0)
+            return 0;
+    }
+    snprintf(path, sizeof(path), "%s/incd-%u", dir, seed);
+    return !remove || rmdir(path) == 0;
 }
 
 static int generate(int count, unsigned seed, const char *dir)
@@ -291,6 +365,8 @@ static int generate(int count, unsigned seed, const char *dir)
         return 2;
     fputs("early = 1\n[inc]\nik = 1\n", incf);
     fclose(incf);
+    if (!make_included(dir, inc, seed, 0))
+        return 2;
     srand(seed);
     for (int f = 0; f < count; f++) {
         char path[4096];
@@ -301,7 +377,8 @@ static int generate(int count, unsigned seed, const char *dir)
         if ((out = fopen(path, "w")) == NULL)
             return 2;
         for (int i = 0; i < lines; i++) {
-            emit(out, fragments[(size_t)rand() % nf], rand() % 4, inc);
+            emit(out, fragments[(size_t)rand() % nf], rand() % 4, inc, dir,
+                 seed);
         }
         fclose(out);
         res = compare(path);
@@ -315,6 +392,8 @@ static int generate(int count, unsigned seed, const char *dir)
             unlink(path);
     }
     unlink(inc);
+    if (failed == 0)
+        make_included(dir, inc, seed, 1);
     printf("# generated %d files (seed %u): %d compared, %d NCONF refused\n",
            count, seed, passed + failed, skipped);
     printf("%d passed, %d failed\n", passed, failed);
