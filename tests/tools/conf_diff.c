@@ -18,6 +18,7 @@
  * reports NCONF's failure itself) and is counted apart; each file's
  * verdict is printed, then "N passed, N failed".
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,11 +278,30 @@ static const char *const fragments[] = {
     ".include = a.cnf",
     ".include %D/incd-%u",
     ".include %D/missing-%u.cnf",
+    ".include /dev/null",
+    "inc_dir = %D",
+    ".include ${inc_dir}/inc-%u.part",
+    "inc$dir = %D",
+    ".include ${inc$dir}/inc-%u.part",
+    ".include $incdir:x",
+    ".pragma dollarid:true",
+    ".pragma dollarid:off",
+    ".pragma abspath:true",
+    ".pragma abspath:on",
+    ".pragma abspath:off",
+    ".pragma includedir:%D/",
+    /* %P: a path component longer than PATH_MAX. */
+    "longv = %P",
+    ".include $longv",
+    ".include %D/%P",
+    ".include %D/odd-%u\\r\\b",
+    ".include %i\\ # a trailing escaped blank, then a comment",
+    ".include '%i\\ ",
 };
 
 /*
- * One fragment as a line, "%d" replaced by n, "%i" by inc, "%D" by dir and
- * "%u" by seed.
+ * One fragment as a line, "%d" replaced by n, "%i" by inc, "%D" by dir,
+ * "%u" by seed and "%P" by PATH_MAX + 1 'x's.
  */
 static void emit(FILE *out, const char *fragment, int n, const char *inc,
                  const char *dir, unsigned seed)
@@ -299,6 +319,10 @@ static void emit(FILE *out, const char *fragment, int n, const char *inc,
         } else if (c[0] == '%' && c[1] == 'u') {
             fprintf(out, "%u", seed);
             c++;
+        } else if (c[0] == '%' && c[1] == 'P') {
+            for (int x = 0; x <= PATH_MAX; x++)
+                fputc('x', out);
+            c++;
         } else {
             fputc(*c, out);
         }
@@ -311,7 +335,8 @@ static void emit(FILE *out, const char *fragment, int n, const char *inc,
  * a tab and a quote in its name, and a directory of *.cnf and *.conf files
  * (in readdir order) and one file NCONF does not read, one of them
  * including the directory again (skipped: a directory from a directory),
- * one a missing file.  Their text is a fragment (emit).
+ * one a missing file; and a dangling symlink z.cnf.  Their text is a fragment
+ * (emit).
  */
 static const char *const included[][3] = {
     {"odd-", "\t\"x.part", "oddk = 1\n[odd]\nok = 1"},
@@ -346,6 +371,12 @@ static int make_included(const char *dir, const char *inc, unsigned seed,
         if (fclose(f) != 0)
             return 0;
     }
+    /* A dangling symlink among them: stat fails, NCONF's open too. */
+    snprintf(path, sizeof(path), "%s/incd-%u/z.cnf", dir, seed);
+    if (remove)
+        unlink(path);
+    else if (symlink("nowhere.cnf", path) != 0)
+        return 0;
     snprintf(path, sizeof(path), "%s/incd-%u", dir, seed);
     return !remove || rmdir(path) == 0;
 }
@@ -367,6 +398,16 @@ static int generate(int count, unsigned seed, const char *dir)
     fclose(incf);
     if (!make_included(dir, inc, seed, 0))
         return 2;
+    /*
+     * Relative includes resolved by OPENSSL_CONF_INCLUDE: seeds 2, 5, 8...
+     * from dir; 3, 6, 9... from "" (the root); 1, 4, 7... not.
+     */
+    if (seed % 3 == 0)
+        setenv("OPENSSL_CONF_INCLUDE", "", 1);
+    else if (seed % 3 == 2)
+        setenv("OPENSSL_CONF_INCLUDE", dir, 1);
+    else
+        unsetenv("OPENSSL_CONF_INCLUDE");
     srand(seed);
     for (int f = 0; f < count; f++) {
         char path[4096];
@@ -392,6 +433,7 @@ static int generate(int count, unsigned seed, const char *dir)
             unlink(path);
     }
     unlink(inc);
+    unsetenv("OPENSSL_CONF_INCLUDE");
     if (failed == 0)
         make_included(dir, inc, seed, 1);
     printf("# generated %d files (seed %u): %d compared, %d NCONF refused\n",
