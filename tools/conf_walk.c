@@ -177,10 +177,17 @@ static void unquote(const struct walk *w, const char *in, char *out, size_t len)
                 in += 2;
                 var_name(w, &in, name, sizeof(name));
             }
-            in += close && *in == close;
-            /* Loaded: each name had a value when NCONF read the line. */
+            /*
+             * A ${ or $( without its closing brace, or a variable without
+             * a value, fails NCONF's load, and only a loaded file is
+             * expanded here (a value once set is never removed).
+             */
+            if (close && *in == close) /* unreachable: unclosed: no load */
+                in++;
             value = NCONF_get_string(w->conf, sect, name);
-            for (; value != NULL && *value != '\0' && o + 1 < len; value++)
+            if (value == NULL) /* unreachable: valueless: no load */
+                value = "";
+            for (; *value != '\0' && o + 1 < len; value++)
                 out[o++] = *value;
         } else {
             out[o++] = *in++;
@@ -326,7 +333,7 @@ static void include(struct walk *w, const char *arg, int pos)
             base[0] != '\0' && base[strlen(base) - 1] == '/' ? "" : "/", name);
     else
         n = snprintf(path, sizeof(path), "%s", name);
-    if (n < 0 || (size_t)n >= sizeof(path)) {
+    if ((size_t)n >= sizeof(path)) { /* a negative n too: converted */
         warn(w, pos, "%s...: a path this long is not read", path);
         return;
     }
@@ -458,7 +465,7 @@ static int add_line(struct walk *w, char *buf, int pos)
     snprintf(v->section, sizeof(v->section), "%s", w->section);
     snprintf(v->written, sizeof(v->written), "%s", in->written);
     /* "other::key = value" files the key in [other]. */
-    if ((sep = strstr(buf, "::")) != NULL && buf[0] != '\0') {
+    if ((sep = strstr(buf, "::")) != NULL) {
         *sep = '\0';
         snprintf(v->section, sizeof(v->section), "%.63s", buf);
         snprintf(v->written, sizeof(v->written), "%.63s", buf);
