@@ -795,6 +795,51 @@ check "included directory of mode 0711 (others cannot list it): exit 2" exited_w
 check "  ... says so" \
     stdout_has "$OUT/d711 is not readable by every user \(included directory mode 0711"
 chmod 0755 "$OUT/closed2" "$OUT/d711"
+# As a user who cannot list an included directory, or read a file in
+# it: OpenSSL skips them; the checker warns on the .include line.
+if [ ${#as[@]} -gt 0 ]; then
+    chmod 0711 "$OUT/d711"
+    make_variant "s|^conditioning = none\$|&\n.include $OUT/d711|"
+    sim -- "${as[@]}" "$CHECK" --here -c "$VARIANT" --provider $SIM
+    check "included directory 0711, checked by nobody: a warning, why" \
+        stdout_has "^warning: $VARIANT:$(line_of ".include $OUT/d711"): \.include: directory $OUT/d711 cannot be read: Permission denied: OpenSSL skips it"
+    chmod 0755 "$OUT/d711"
+    chmod 0000 "$OUT/d711/part.cnf"
+    sim -- "${as[@]}" "$CHECK" --here -c "$VARIANT" --provider $SIM
+    check "unreadable file in an included directory, checked by nobody: a warning, why" \
+        stdout_has "^warning: $VARIANT:$(line_of ".include $OUT/d711"): \.include: $OUT/d711/part\.cnf cannot be opened: Permission denied"
+    chmod 0644 "$OUT/d711/part.cnf"
+fi
+
+# Files OpenSSL cannot load: the checker reports that, and reads the
+# lines as written (no variable expanded) without following them.
+# .pragma abspath:true and a relative .include: the load fails there.
+make_variant "s|^conditioning = none\$|&\n.pragma abspath:true\n.include inc_a.cnf|"
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
+check "abspath, relative .include: OpenSSL's failure reported, on its line" \
+    names_line "$(line_of ".include inc_a.cnf")"
+check "  ... the walk stops at that .include (no working-directory finding)" \
+    stdout_lacks "is relative to the working directory"
+# A variable without a value: the path is read as written.
+make_variant "s|^conditioning = none\$|&\n.include \$nosuch/x.cnf|"
+sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
+check "include of an undefined variable: the path as written" \
+    stdout_has "\\\$nosuch/x\.cnf is relative to the working directory"
+# .include without a path, .pragma without a colon, [ without ]: not
+# followed, not filed.
+for bad in '.include' '.pragma abspath' '[rdrand_sect'; do
+    make_variant "s|^conditioning = none\$|&\n$bad|"
+    sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
+    check "'$bad': OpenSSL's failure reported, on its line" \
+        stdout_has "^misconfigured: $VARIANT:$(line_of "$bad"): OpenSSL cannot parse this file"
+done
+
+# A relative .include checked from a working directory since removed.
+make_variant "s|^conditioning = none\$|&\n.include inc_a.cnf|"
+mkdir "$OUT/gone"
+(cd "$OUT/gone" && rmdir "$OUT/gone" && sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM)
+check "relative .include, working directory removed: named unknown" \
+    stdout_has "inc_a\.cnf is relative to the working directory \(here unknown\)"
 
 # A value from each process's environment: a service without HOME fails
 # to load the whole file (NCONF: "variable has no value").
