@@ -67,17 +67,19 @@ static int name_char(unsigned char c)
  * optional "::" and a second run, then blanks; NULL when what follows
  * is not "=" (NCONF fails the load there, and reports it).
  */
+static char *name_run(char *s, int dollarid)
+{
+    while (name_char((unsigned char)*s) || (dollarid && *s == '$')
+           || (*s == '\\' && s[1] != '\0'))
+        s += *s == '\\' ? 2 : 1;
+    return s;
+}
+
 char *conf_key_equals(char *s, int dollarid)
 {
-    for (int run = 0; run < 2; run++) {
-        while (name_char((unsigned char)*s) || (dollarid && *s == '$')
-               || (*s == '\\' && s[1] != '\0'))
-            s += *s == '\\' ? 2 : 1;
-        if (run == 0 && s[0] == ':' && s[1] == ':')
-            s += 2;
-        else
-            break;
-    }
+    s = name_run(s, dollarid);
+    if (s[0] == ':' && s[1] == ':')
+        s = name_run(s + 2, dollarid);
     s += strspn(s, " \t");
     return *s == '=' ? s : NULL;
 }
