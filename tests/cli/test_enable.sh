@@ -339,6 +339,58 @@ cases() {
     printf 'openssl_conf = init\n[init]\n' >"$f"
     printf '# %s' "\\" >>"$f" # a last line ending in a backslash
     refused "last line continued" "$f" 4 'the last line ends in a backslash'
+    # Sections named but not there, or named in a way a line editor
+    # cannot follow: refused, with the line.
+    printf 'openssl_conf = nosuch\n' >"$f"
+    refused "openssl_conf names no section" "$f" 4 'line 1: openssl_conf = nosuch, and there is no section \[nosuch\]'
+    printf 'openssl_conf = default\nx = 1\n' >"$f"
+    refused "openssl_conf names the default section" "$f" 4 'line 1: openssl_conf = default, and there is no section \[default\]'
+    printf 'openssl_conf = init\n[init]\nproviders = nosuch\n' >"$f"
+    refused "providers names no section" "$f" 4 'line 3: providers = nosuch, and there is no other section \[nosuch\]'
+    printf 'openssl_conf = init\n[init]\nproviders = init\n' >"$f"
+    refused "providers names its own section" "$f" 4 'line 3: providers = init, and there is no other section \[init\]'
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = nosuch\n' >"$f"
+    refused "a provider entry naming no section" "$f" 4 'line 5: default = nosuch, and there is no section \[nosuch\]'
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = "d"\n[d]\nactivate = 1\n' >"$f"
+    refused "a quoted provider section" "$f" 4 'line 5: \[p\] default = "d": OpenSSL reads a different value'
+    printf 'openssl_conf = "init"\n[init]\n' >"$f"
+    refused "a quoted openssl_conf" "$f" 4 'line 1: \[default\] openssl_conf = "init": OpenSSL reads a different value'
+    printf 'openssl_conf = init\n[init]\nrandom = "r"\n[r]\n' >"$f"
+    refused "a quoted random section" "$f" 4 'line 3: \[init\] random = "r": OpenSSL reads a different value'
+    printf 'openssl_conf = x\nopenssl_conf = init\n[init]\n' >"$f"
+    refused "openssl_conf twice" "$f" 4 'line 2: \[default\] openssl_conf is given 2 times'
+    printf 'openssl_conf = init\n[init]\nrandom = r\nrandom = r\n[r]\n' >"$f"
+    refused "random twice" "$f" 4 'line 4: \[init\] random is given 2 times'
+    printf 'openssl_conf = init\n[init]\n[default]\nx = 1\n' >"$f"
+    refused "the default section reopened" "$f" 4 '\[default\] is reopened 1 times by a header'
+    printf 'openssl_conf = init\n[init]\nrandom = r\n[r]\nseed_properties = provider=default\n' >"$f"
+    refused "[random] with seed_properties" "$f" 4 'line 5: \[r\] seed_properties = provider=default: this file already chooses a seed source'
+    printf 'openssl_conf = init\n[init]\nrandom = r\n[r]\ncipher = AES-256-CTR\nCIPHER = AES-128-CTR\n' >"$f"
+    refused "[random] key twice, in two cases" "$f" 4 'line 5: \[r\] cipher is given twice \(OpenSSL ignores case here'
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nx = 1 \\\n  2\n' >"$f"
+    refused "the default provider's section continued" "$f" 4 'line 7: \[d\] has a line continued with a backslash \(lines 7-8\)'
+
+    # The block --enable wrote, edited by hand: --disable refuses.
+    damaged() { # damaged NAME SED-SCRIPT WHY
+        cp "$min" "$f"
+        run -- "$CHECK" --here --enable "$f"
+        sed -i "$2" "$f"
+        refused "$1: --disable" "$f" 4 "$3" "$CHECK" --here --disable
+    }
+    damaged "BEGIN line doubled" '/^# BEGIN rdrand-provider/p' 'line [0-9]+: a second BEGIN rdrand-provider line'
+    damaged "BEGIN line removed" '/^# BEGIN rdrand-provider/d' 'line [0-9]+: END rdrand-provider without its BEGIN line'
+    damaged "END line removed" '/^# END rdrand-provider$/d' 'BEGIN rdrand-provider without its END line'
+    damaged "block removed, marked line kept" '/^# BEGIN rdrand-provider/,/^# END rdrand-provider$/d' 'marked lines without the BEGIN rdrand-provider block'
+    rm -f "$f".rdrand-check-backup-*
+    # An empty file enabled, its last newline removed: --disable gives the
+    # empty file back.
+    : >"$f"
+    run -- "$CHECK" --here --enable "$f"
+    truncate -s -1 "$f"
+    run -- "$CHECK" --here --disable "$f"
+    check "empty file enabled, last newline removed: --disable exits 0" exited_ok
+    check "  ... the file is empty again" [ ! -s "$f" ]
+    rm -f "$f".rdrand-check-backup-*
 
     # The new file fails the check: nothing installed.  Only base is
     # activated (a FIPS-like system without fips): --enable leaves the
