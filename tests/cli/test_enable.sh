@@ -381,6 +381,17 @@ cases() {
     damaged "BEGIN line removed" '/^# BEGIN rdrand-provider/d' 'line [0-9]+: END rdrand-provider without its BEGIN line'
     damaged "END line removed" '/^# END rdrand-provider$/d' 'BEGIN rdrand-provider without its END line'
     damaged "block removed, marked line kept" '/^# BEGIN rdrand-provider/,/^# END rdrand-provider$/d' 'marked lines without the BEGIN rdrand-provider block'
+    # --enable on a file whose block was edited refuses too.
+    cp "$min" "$f"
+    run -- "$CHECK" --here --enable "$f"
+    sed -i '/^# BEGIN rdrand-provider/p' "$f"
+    refused "BEGIN line doubled: --enable" "$f" 4 'line [0-9]+: a second BEGIN rdrand-provider line'
+    # A line naming rdrand added by hand after --enable: the file is no
+    # longer what --enable writes.
+    cp "$min" "$f"
+    run -- "$CHECK" --here --enable "$f"
+    printf '[mine]\nk = rdrand\n' >>"$f"
+    refused "a line naming rdrand added after --enable: --enable" "$f" 4 'has rdrand-check.s marks, but not as --enable writes them'
     rm -f "$f".rdrand-check-backup-*
     # An empty file enabled, its last newline removed: --disable gives the
     # empty file back.
@@ -438,6 +449,37 @@ cases() {
         refused "unwritable file (0444)" "$f" 5 "cannot write $f: Permission denied"
         chmod 0644 "$f"
     fi
+
+    # Not a regular file of at most 4 MiB: refused before anything.
+    run -- "$CHECK" --here --enable "$OUT"
+    check "a directory: exits 5" exited_with 5
+    check "a directory: says why" stderr_has "$OUT is not a regular file of at most 4194304 bytes"
+    run -- "$CHECK" --here --enable /dev/null
+    check "/dev/null: exits 5" exited_with 5
+    check "/dev/null: says why" stderr_has '/dev/null is not a regular file of at most'
+    cp "$min" "$f"
+    truncate -s 5M "$f"
+    refused "a 5 MiB file" "$f" 5 "is not a regular file of at most 4194304 bytes"
+
+    # Names beside the file that only look like its backups are never
+    # taken for one (the older backups go, these stay).
+    cp "$min" "$OUT/dk.cnf"
+    local decoys=(2026 20260101X000000Z 20260101T000000X 2026010xT000000Z
+        20260101T000000Zx 20260101T000000Z- 20260101T000000Z-2a)
+    for d in "${decoys[@]}"; do : >"$OUT/dk.cnf.rdrand-check-backup-$d"; done
+    cp "$min" "$OUT/dk.cnf.rdrand-check-backup-20200101T000000Z-3"
+    run -- "$CHECK" --here --enable "$OUT/dk.cnf"
+    check "backup look-alikes: --enable exits 0" exited_ok
+    check "backup look-alikes: the older real backup went" \
+        [ ! -e "$OUT/dk.cnf.rdrand-check-backup-20200101T000000Z-3" ]
+    look_alikes_kept() {
+        for d in "${decoys[@]}"; do
+            [ -e "$OUT/dk.cnf.rdrand-check-backup-$d" ] || return 1
+        done
+    }
+    check "backup look-alikes: every look-alike kept" look_alikes_kept
+    check "backup look-alikes: one real backup beside them" \
+        [ "$(backups "$OUT/dk.cnf")" -eq $((${#decoys[@]} + 1)) ]
 
     # One backup per file, not one per run (issue 30): the new one is
     # written under a name of its own (never over another, even within
