@@ -315,7 +315,7 @@ size_t conf_edit_backups(const char *path, char (*out)[CHECK_PATH_LEN],
     size_t n = 0;
     DIR *d;
 
-    if (slash == NULL)
+    if (slash == NULL) /* unreachable: path is realpath()'s: absolute */
         return 0;
     snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
     base = slash + 1;
