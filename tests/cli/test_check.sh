@@ -826,8 +826,9 @@ sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
 check "include of an undefined variable: the path as written" \
     stdout_has "\\\$nosuch/x\.cnf is relative to the working directory"
 # .include without a path, .pragma without a colon, [ without ], a key
-# ending in an escaped blank and no "=": not followed, not filed.
-for bad in '.include' '.pragma abspath' '[rdrand_sect' 'k\ '; do
+# ending in an escaped blank and no "=", one colon after a key: not
+# followed, not filed.
+for bad in '.include' '.pragma abspath' '[rdrand_sect' 'k\ ' 'k:x = v'; do
     make_variant "s|^conditioning = none\$|&\n${bad//\\/\\\\}|"
     sim -- "$CHECK" --here -c "$VARIANT" --provider $SIM
     check "'$bad': OpenSSL's failure reported, on its line" \

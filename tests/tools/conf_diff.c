@@ -294,7 +294,10 @@ static const char *const fragments[] = {
     "longv = %P",
     ".include $longv",
     ".include %D/%P",
-    ".include %D/odd-%u\\r\\b",
+    ".include %D/odd-%u\\r\\b\\n",
+    ".include \"%D/%P\"",
+    ".include $(inc$dir)/inc-%u.part",
+    ".pragma unknown:value",
     ".include %i\\ # a trailing escaped blank, then a comment",
     ".include '%i\\ ",
 };
