@@ -339,6 +339,10 @@ cases() {
     printf 'openssl_conf = init\n[init]\n' >"$f"
     printf '# %s' "\\" >>"$f" # a last line ending in a backslash
     refused "last line continued" "$f" 4 'the last line ends in a backslash'
+    printf 'openssl_conf = init\n[init]\nx = 1 %s' "\\" >"$f"
+    refused "last key line continued" "$f" 4 'the last line ends in a backslash'
+    printf 'openssl_conf = init\n[init]\nx = "a %s' "\\" >"$f"
+    refused "last line continued in a quote" "$f" 4 'the last line ends in a backslash'
     # Sections named but not there, or named in a way a line editor
     # cannot follow: refused, with the line.
     printf 'openssl_conf = nosuch\n' >"$f"

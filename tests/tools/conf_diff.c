@@ -234,6 +234,7 @@ static const char *const fragments[] = {
     "   ",
     "k%d = v\r",
     "k%d = a \\\\",
+    "\\",
     "k%d = a # b \\",
     "k%d = 'a \\",
     "k%d = \"a # \\",
