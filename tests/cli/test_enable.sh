@@ -374,6 +374,30 @@ cases() {
     printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nx = 1 \\\n  2\n' >"$f"
     refused "the default provider's section continued" "$f" 4 'line 7: \[d\] has a line continued with a backslash \(lines 7-8\)'
 
+    # activate as OpenSSL 3.3+ reads it (provider_conf.c): the seven true
+    # spellings are on everywhere; another case of one is off there.
+    for v in yes YES true TRUE on ON; do
+        printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nactivate = %s\n' "$v" >"$f"
+        run -- "$CHECK" --here --enable "$f"
+        check "activate = $v: --enable exits 0" exited_ok
+        check "activate = $v: the default section left as it is" \
+            [ "$(grep -c '^activate = ' "$f")" -eq 2 ]
+        rm -f "$f".rdrand-check-backup-*
+    done
+    printf 'openssl_conf = init\n[init]\nproviders = p\n[p]\ndefault = d\n[d]\nactivate = True\n' >"$f"
+    refused "activate = True (off on 3.3+)" "$f" 4 '\[d\] activate = True: OpenSSL 3.0-3.2 load the provider whatever the value'
+    # A .pragma and a key set through "req::": read, left alone.
+    printf '.pragma dollarid:on\nHOME = .\nreq::default_bits = 2048\n[ req ]\nx = 1\n' >"$f"
+    cp "$f" "$OUT/pragma.orig"
+    run -- "$CHECK" --here --enable "$f"
+    check ".pragma and req::key: --enable exits 0" exited_ok
+    run -- "$CHECK" --here --disable "$f"
+    check ".pragma and req::key: --disable gives the file back" same_as "$OUT/pragma.orig" "$f"
+    rm -f "$f".rdrand-check-backup-*
+    # A key of a section it edits set from another section: refused.
+    printf 'openssl_conf = init\n[init]\n[x]\ninit::providers = p\n[p]\n' >"$f"
+    refused "init::providers written in [x]" "$f" 4 'line 4: init::providers, written in \[x\], sets a key of \[init\]'
+
     # The block --enable wrote, edited by hand: --disable refuses.
     damaged() { # damaged NAME SED-SCRIPT WHY
         cp "$min" "$f"
