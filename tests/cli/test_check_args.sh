@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# rdrand-check's command line and its outputs at their edges: every
+# combination of options it refuses (exit 3, the usage text, nothing
+# else done), -o where no file can be written, --as and the service
+# draw's user (root, nobody, a uid without a name, a name that does not
+# exist or holds a control byte), hostile bytes in a configuration value
+# through the text, JSON and Prometheus reports, and more findings than
+# a report holds.
+# shellcheck disable=SC2317 # the helpers below are called through check
+# shellcheck source=tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+CHECK=$RDRAND_BUILD_DIR/rdrand-check
+SIM=rdrand-sim
+PY=/usr/bin/python3 # Debian's, with only the standard library
+sim() { run "OPENSSL_MODULES=$SIM_MODULES" "RDRAND_SIM=" "$@"; }
+
+# conf/rdrand-sim.cnf naming its module by its full path: a service's
+# child (environment PATH only, no OPENSSL_MODULES) loads it too.
+ABS=$OUT/abs.cnf
+sed "s|^module = rdrand-sim.so\$|module = $SIM_MODULES/rdrand-sim.so|" \
+    "$CONF/rdrand-sim.cnf" >"$ABS"
+chmod 0644 "$ABS"
+check "the variant names the module by its full path" \
+    grep -qx "module = $SIM_MODULES/rdrand-sim.so" "$ABS"
+
+# --- usage errors: exit 3, the usage text on stderr, nothing on stdout ---
+printf 'keep\n' >"$OUT/edit.cnf"
+for args in "-n 1001" "-n 99999999999999999999" "--pid 0" "--pid x" \
+    "--pid -1" "--pid 1x" "--pid 4294967297" "--pid 1 -c $ABS" \
+    "--pid 1 -n 1" "--pid 1 --enable" "--pid 1 --here" "--pid 1 --as nobody" \
+    "--module $ABS" "--loads" "--loads $ABS --enable" "--loads $ABS --pid 1" \
+    "--loads $ABS -c $ABS" "--loads $ABS --json" "--loads $ABS -o $OUT/x" \
+    "--loads $ABS -n 1" "--loads $ABS --module $ABS" \
+    "--loads $ABS --here" "--loads $ABS --as nobody" \
+    "--enable $OUT/edit.cnf --json" "--enable $OUT/edit.cnf --prometheus" \
+    "--enable $OUT/edit.cnf -o $OUT/x" "--enable $OUT/edit.cnf -n 1" \
+    "--enable $OUT/edit.cnf --provider $SIM" "--enable --disable $OUT/edit.cnf" \
+    "--disable $OUT/edit.cnf --json" "--enable $OUT/edit.cnf $OUT/edit.cnf" \
+    "--here --as nobody" "-c $ABS --here --as root"; do
+    # shellcheck disable=SC2086 # the arguments are a list
+    sim -- "$CHECK" $args
+    check "usage error ($args): exit 3" exited_with 3
+    check "usage error ($args): the usage on stderr" \
+        stderr_has '^usage: .*rdrand-check '
+    check "usage error ($args): nothing on stdout" test ! -s "$OUT/stdout"
+done
+check "usage errors: the file to edit untouched" \
+    test "$(cat "$OUT/edit.cnf")" = keep
+check "usage errors: no -o file written" test ! -e "$OUT/x"
+# Nine --module (eight is the most --pid trusts).
+mods=()
+for _ in 1 2 3 4 5 6 7 8 9; do mods+=(--module "$ABS"); done
+sim -- "$CHECK" --pid 1 "${mods[@]}"
+check "nine --module: exit 3" exited_with 3
+check "nine --module: the usage on stderr" stderr_has '^usage: '
+mods=("${mods[@]:2}")
+sim -- "$CHECK" --pid 99999999 "${mods[@]}"
+check "eight --module: accepted (exit 4: no such process)" exited_with 4
+# The bounds themselves are accepted.
+sim -- "$CHECK" --here -c "$ABS" --provider $SIM -n 0 --json
+check "-n 0: accepted, exit 0" exited_with 0
+
+# --- -o where no file can be written: exit 3, no file left behind ---
+sim -- "$CHECK" --here -c "$ABS" --provider $SIM --prometheus \
+    -o "$OUT/missing/rdrand.prom"
+check "-o into a missing directory: exit 3" exited_with 3
+check "  ... says why, naming the temporary file" \
+    stderr_has "^$OUT/missing/rdrand\.prom\.[A-Za-z0-9]{6}: No such file or directory$"
+check "  ... nothing on stdout" test ! -s "$OUT/stdout"
+mkdir -p "$OUT/isdir"
+sim -- "$CHECK" --here -c "$ABS" --provider $SIM --json -o "$OUT/isdir"
+check "-o naming a directory: exit 3" exited_with 3
+check "  ... the rename refused" stderr_has "^$OUT/isdir: Is a directory$"
+check "  ... the directory untouched" test -d "$OUT/isdir"
+check "  ... no temporary file left" \
+    test "$(find "$OUT" -maxdepth 1 -name 'isdir.*' | wc -l)" -eq 0
+# --pid of a process that cannot be read, -o naming no file yet: exit 4,
+# nothing to remove, nothing written.
+sim -- "$CHECK" --pid 99999999 --prometheus -o "$OUT/gone.prom"
+check "--pid unreadable, -o not there: exit 4" exited_with 4
+check "  ... nothing said removed" stderr_lacks 'removed'
+check "  ... no file made" test ! -e "$OUT/gone.prom"
+
+# --- --as: the service draw's user ---
+sim -- "$CHECK" -c "$ABS" --provider $SIM --as no-such-user-rdrand
+check "--as an unknown name: exit 3" exited_with 3
+check "  ... says so, and the way out" \
+    stderr_has '^.*rdrand-check: --as no-such-user-rdrand: no such user \(the service draw runs as nobody by default; name a user with --as USER, or skip it with --here\)$'
+sim -- "$CHECK" -c "$ABS" --provider $SIM --as "$(printf 'a\033[2Jb\177c')"
+check "--as with control bytes: exit 3" exited_with 3
+check "  ... shown as ?, never sent to the terminal" \
+    stderr_has '--as a\?\[2Jb\?c: no such user'
+check "  ... no escape byte on stderr" \
+    test "$(grep -c $'\033' "$OUT/stderr")" -eq 0
+sim -- "$CHECK" -c "$ABS" --provider $SIM --as 4294967296
+check "--as a number beyond any uid: no such user (exit 3)" exited_with 3
+check "  ... named as given" stderr_has '--as 4294967296: no such user'
+sim -- "$CHECK" -c "$ABS" --provider $SIM --as 12ab
+check "--as 12ab (not a number, no such name): exit 3" exited_with 3
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    nobody=$(id -u nobody)
+    sim -- "$CHECK" -c "$ABS" --provider $SIM --as "$nobody" --json
+    check "--as $nobody (a uid): exit 0" exited_with 0
+    check "  ... the service draw ran as nobody, live" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["service"] == {"user": "nobody", "uid": int(sys.argv[2]),
+                        "exit_code": 0, "found": None}, d["service"]
+assert d["exit_code"] == 0 and d["seed_source_live"] is True' \
+        "$OUT/stdout" "$nobody"
+    sim -- "$CHECK" -c "$ABS" --provider $SIM --as 0
+    check "--as 0 (root): exit 0" exited_with 0
+    check "  ... as user root" \
+        stdout_has '^as a service: user root \(uid 0\), environment PATH only, working directory /: live$'
+    as_user=(setpriv --reuid="$nobody" --regid="$(id -g nobody)" --clear-groups)
+    sim -- "${as_user[@]}" "$CHECK" -c "$ABS" --provider $SIM
+    check "run as nobody, no --as: exit 0" exited_with 0
+    check "  ... the service draw stays nobody" \
+        stdout_has "^as a service: user nobody \\(uid $nobody\\), environment PATH only, working directory /: live$"
+    sim -- "${as_user[@]}" "$CHECK" -c "$ABS" --provider $SIM --as nobody
+    check "run as nobody, --as nobody (itself): exit 0" exited_with 0
+    sim -- "${as_user[@]}" "$CHECK" -c "$ABS" --provider $SIM --as root
+    check "run as nobody, --as root: exit 3" exited_with 3
+    check "  ... only root may name another user" \
+        stderr_has '--as root: only root can run the check as another user$'
+    check "  ... no report" test ! -s "$OUT/stdout"
+    # A uid with no passwd entry: the draw stays that uid, named so.
+    noname=54321
+    if ! getent passwd "$noname" >/dev/null; then
+        sim -- setpriv --reuid=$noname --regid=$noname --clear-groups \
+            "$CHECK" -c "$ABS" --provider $SIM
+        check "run as uid $noname (no passwd entry): exit 0" exited_with 0
+        check "  ... the service draw shown as (no name)" \
+            stdout_has "^as a service: user \\(no name\\) \\(uid $noname\\), environment PATH only"
+    fi
+else
+    echo "SKIP: --as as root and as nobody (needs root and setpriv)"
+fi
+
+# --- hostile bytes in a value, through all three reports ---
+# C0 and C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
+# surrogate and above-U+10FFFF sequences, a cut sequence, a bad lead
+# byte, a tab and a backslash (NCONF keeps "\\" as one).
+value='a\x01b\x7fc\xc2\x80d\xc3\xa9e\xe2\x82\xacf\xf0\x9f\x98\x80g\xe0\x80\x80h\xed\xa0\x80i\xf0\x80\x80\x80j\xf4\x90\x80\x80k\xc3l\xf8m\tex\\\\y'
+HOSTILE=$OUT/hostile.cnf
+# shellcheck disable=SC2059 # the value is the format: its \x escapes
+{
+    sed "/^warn = stderr\$/d" "$ABS"
+    printf "[rdrand_sim_sect]\nwarn = $value\n"
+} >"$HOSTILE"
+check "the variant holds the raw bytes" grep -q $'\xf8' "$HOSTILE"
+sim -- "$CHECK" --here -c "$HOSTILE" --provider $SIM
+check "hostile value, text: exit 2" exited_with 2
+check "  ... every control and ill-formed byte as \\xNN, UTF-8 kept" \
+    grep -qF 'warn = "a\x01b\x7fc\xc2\x80d'$'\xc3\xa9''e'$'\xe2\x82\xac''f'$'\xf0\x9f\x98\x80''g\xe0\x80\x80h\xed\xa0\x80i\xf0\x80\x80\x80j\xf4\x90\x80\x80k\xc3l\xf8m\x09ex\y" is not accepted' \
+    "$OUT/stdout"
+check "  ... no raw control byte in the text report" \
+    test "$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$OUT/stdout")" -eq 0
+sim -- "$CHECK" --here -c "$HOSTILE" --provider $SIM --json
+check "hostile value, --json: exit 2" exited_with 2
+check "  ... strict UTF-8 JSON; controls escaped, ill-formed bytes U+FFFD" \
+    "$PY" -c 'import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+want = ("warn = \"a\x01b\ufffdc\x80d\xe9e\u20acf\U0001f600g" + "\ufffd" * 3
+        + "h" + "\ufffd" * 3 + "i" + "\ufffd" * 4 + "j" + "\ufffd" * 4
+        + "k\ufffdl\ufffdm\tex\\y\" is not accepted")
+assert any(want in p["message"] for p in d["problems"]), d["problems"]' \
+    "$OUT/stdout"
+sim -- "$CHECK" --here -c "$HOSTILE" --provider $SIM --prometheus
+check "hostile value, --prometheus: exit 2" exited_with 2
+check "  ... promtool accepts it" promtool check metrics <"$OUT/stdout"
+check "  ... labels: controls and ill-formed bytes U+FFFD, \\ and \" escaped" \
+    "$PY" -c 'import sys
+t = open(sys.argv[1], "rb").read().decode("utf-8")
+want = ("warn = \\\"a\ufffdb\ufffdc\x80d\xe9e\u20acf\U0001f600g" + "\ufffd" * 3
+        + "h" + "\ufffd" * 3 + "i" + "\ufffd" * 4 + "j" + "\ufffd" * 4
+        + "k\ufffdl\ufffdm\ufffdex\\\\y\\\" is not accepted")
+line = [l for l in t.split("\n") if l.startswith("rdrand_info{")][0]
+assert want in line, line' "$OUT/stdout"
+
+# --- more findings than a report holds: the first 64, still exit 2 ---
+MANY=$OUT/many.cnf
+{
+    cat "$ABS"
+    printf '[rdrand_sim_sect]\n'
+    for i in $(seq 1 80); do printf 'zzkey%d = 1\n' "$i"; done
+} >"$MANY"
+sim -- "$CHECK" --here -c "$MANY" --provider $SIM --json
+check "80 unknown keys: exit 2" exited_with 2
+check "  ... 64 findings reported, the first ones, in order" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+ps = d["problems"]
+assert len(ps) == 64, len(ps)
+keys = [p["key"] for p in ps if p["key"].startswith("zzkey")]
+assert keys == ["zzkey%d" % i for i in range(1, len(keys) + 1)], keys
+assert d["because"] is not None and ps[d["because"]]["severity"] == "misconfigured"' \
+    "$OUT/stdout"
+
+finish
