@@ -82,8 +82,10 @@ struct check_report {
     size_t nloads;
 };
 
-/* How a forked child of the tool ends (check_child.c): _exit(code). */
+/* How a forked child of the tool ends (check_child.c): _exit(code); and
+ * what it does before an exec (a coverage build writes its counts). */
 _Noreturn void check_child_exit(int code);
+void check_child_flush(void);
 
 /* Add a problem; section/key may be NULL. */
 void check_problem(struct check_report *r, enum check_severity sev, int line,

@@ -13,7 +13,21 @@
 
 #ifdef RDRAND_COVERAGE
 void __gcov_dump(void);
+void __gcov_reset(void);
 #endif
+
+/*
+ * Before a child execs: a coverage build writes its counts (the exec
+ * drops them, as _exit does) and starts them from zero, so that a failed
+ * exec's check_child_exit does not count them twice.
+ */
+void check_child_flush(void)
+{
+#ifdef RDRAND_COVERAGE
+    __gcov_dump();
+    __gcov_reset();
+#endif
+}
 
 void check_child_exit(int code)
 {

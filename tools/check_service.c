@@ -139,6 +139,7 @@ static void child(const struct check_service *s, int self, int out, int err,
     else if (become_service(s, why, sizeof(why))) {
         /* The file is run, not found by path: a build tree under /root
          * is no reason to fail. */
+        check_child_flush();
         fexecve(self, argv, envp);
         snprintf(why, sizeof(why), "running %s as user %s: %s", "rdrand-check",
                  s->user, strerror(errno));
