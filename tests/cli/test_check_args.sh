@@ -94,6 +94,13 @@ check "  ... shown as ?, never sent to the terminal" \
     stderr_has '--as a\?\[2Jb\?c: no such user'
 check "  ... no escape byte on stderr" \
     test "$(grep -c $'\033' "$OUT/stderr")" -eq 0
+sim -- "$CHECK" -c "$ABS" --provider $SIM --as "$(printf 'x%.0s' {1..80})"
+check "--as an 80-byte name: exit 3" exited_with 3
+check "  ... shown cut at 63 bytes" \
+    stderr_has "--as $(printf 'x%.0s' {1..63}): no such user"
+sim -- "$CHECK" -c "$ABS" --provider $SIM --as +1
+check "--as +1 (no name, not a uid): exit 3" exited_with 3
+check "  ... named as given" stderr_has '--as \+1: no such user'
 sim -- "$CHECK" -c "$ABS" --provider $SIM --as 4294967296
 check "--as a number beyond any uid: no such user (exit 3)" exited_with 3
 check "  ... named as given" stderr_has '--as 4294967296: no such user'
@@ -125,6 +132,15 @@ assert d["exit_code"] == 0 and d["seed_source_live"] is True' \
     check "  ... only root may name another user" \
         stderr_has '--as root: only root can run the check as another user$'
     check "  ... no report" test ! -s "$OUT/stdout"
+    # Root without CAP_SETGID or CAP_SETUID (a container's root): the
+    # service draw cannot become its user; no verdict either way.
+    for cap in setgid setuid; do
+        sim -- setpriv --bounding-set=-$cap "$CHECK" -c "$ABS" --provider $SIM
+        check "root without CAP_${cap^^}: exit 3 (no verdict)" exited_with 3
+        check "  ... says the service draw could not become its user" \
+            stderr_has '^rdrand-check: the service draw could not run: becoming user nobody: Operation not permitted; no verdict \(--here checks for this user and environment only\)$'
+        check "  ... no report" test ! -s "$OUT/stdout"
+    done
     # A uid with no passwd entry: the draw stays that uid, named so.
     noname=54321
     if ! getent passwd "$noname" >/dev/null; then
