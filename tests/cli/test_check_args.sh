@@ -141,6 +141,50 @@ assert d["exit_code"] == 0 and d["seed_source_live"] is True' \
             stderr_has '^rdrand-check: the service draw could not run: becoming user nobody: Operation not permitted; no verdict \(--here checks for this user and environment only\)$'
         check "  ... no report" test ! -s "$OUT/stdout"
     done
+    # The service draw's process ends without a verdict: it cannot fork
+    # (its user at RLIMIT_NPROC), or it is killed.  No verdict either way.
+    if [ -z "$(ps -o pid= -u daemon)" ]; then
+        (
+            ulimit -u 1
+            sim -- "$CHECK" -c "$ABS" --provider $SIM --as daemon
+            echo "$status" >"$OUT/status"
+        )
+        status=$(cat "$OUT/status")
+        check "service draw that cannot fork (RLIMIT_NPROC 1): exit 3" \
+            exited_with 3
+        check "  ... says it exited without a verdict" \
+            stderr_has '^rdrand-check: the service draw could not run: rdrand-check as user daemon exited 3 without a verdict; no verdict'
+        check "  ... no report" test ! -s "$OUT/stdout"
+    fi
+    # Killed: its check blocks opening an included FIFO, the test kills it
+    # (and its own child), and puts a plain file there for the rest.
+    rm -f "$OUT/fifo.cnf"
+    mkfifo -m 0666 "$OUT/fifo.cnf"
+    { cat "$ABS"; echo ".include $OUT/fifo.cnf"; } >"$OUT/sig.cnf"
+    "$CHECK" -c "$OUT/sig.cnf" --provider $SIM >"$OUT/stdout" 2>"$OUT/stderr" &
+    top=$!
+    kid() { ps -o pid= --ppid "$1" | tr -d ' ' | head -n 1; }
+    for _ in $(seq 300); do
+        g=$(kid $top)
+        svc=${g:+$(kid "$g")}
+        svc_check=${svc:+$(kid "$svc")}
+        if [ -n "$svc_check" ] &&
+            grep -q wait_for_partner "/proc/$svc_check/wchan" 2>/dev/null; then
+            break
+        fi
+        sleep 0.1
+    done
+    check "the service draw's check waits on the FIFO" test -n "$svc_check"
+    : >"$OUT/plain.cnf"
+    mv "$OUT/plain.cnf" "$OUT/fifo.cnf"
+    [ -z "$svc" ] || kill -KILL "$svc"
+    [ -z "$svc_check" ] || kill -KILL "$svc_check"
+    wait "$top"
+    status=$?
+    check "service draw killed by a signal: exit 3" exited_with 3
+    check "  ... names the signal" \
+        stderr_has '^rdrand-check: the service draw could not run: rdrand-check as user nobody was killed by signal 9 \(Killed\); no verdict'
+    check "  ... no report" test ! -s "$OUT/stdout"
     # A uid with no passwd entry: the draw stays that uid, named so.
     noname=54321
     if ! getent passwd "$noname" >/dev/null; then
