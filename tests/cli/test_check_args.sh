@@ -27,10 +27,10 @@ check "the variant names the module by its full path" \
 
 # --- usage errors: exit 3, the usage text on stderr, nothing on stdout ---
 printf 'keep\n' >"$OUT/edit.cnf"
-for args in "-n 1001" "-n 99999999999999999999" "--pid 0" "--pid x" \
+for args in "-n 1001" "-n 5x" "--enable=$OUT/edit.cnf --json" "-n 99999999999999999999" "--pid 0" "--pid x" \
     "--pid -1" "--pid 1x" "--pid 4294967297" "--pid 1 -c $ABS" \
     "--pid 1 -n 1" "--pid 1 --enable" "--pid 1 --here" "--pid 1 --as nobody" \
-    "--module $ABS" "--loads" "--loads $ABS --enable" "--loads $ABS --pid 1" \
+    "--module $ABS" "--loads" "--loads $ABS $ABS --enable" "--loads $ABS --pid 1" \
     "--loads $ABS -c $ABS" "--loads $ABS --json" "--loads $ABS -o $OUT/x" \
     "--loads $ABS -n 1" "--loads $ABS --module $ABS" \
     "--loads $ABS --here" "--loads $ABS --as nobody" \
@@ -197,6 +197,85 @@ assert d["exit_code"] == 0 and d["seed_source_live"] is True' \
 else
     echo "SKIP: --as as root and as nobody (needs root and setpriv)"
 fi
+
+# --- no descriptors, no /proc: the check cannot start; exit 3 ---
+# RLIMIT_NOFILE 4: no pipe for the check's child; 5 and 7: the check
+# runs, the service draw's pipes do not.
+for row in "4|^rdrand-check: running the check in a child: Too many open files$" \
+    "5|^rdrand-check: the service draw could not run: starting it: Too many open files; no verdict" \
+    "7|^rdrand-check: the service draw could not run: starting it: Too many open files; no verdict"; do
+    IFS='|' read -r nofile want <<<"$row"
+    # shellcheck disable=SC2016 # expanded by that bash
+    sim -- bash -c 'ulimit -n "$0" && exec "$@"' "$nofile" \
+        "$CHECK" -c "$ABS" --provider $SIM
+    check "RLIMIT_NOFILE $nofile: exit 3" exited_with 3
+    check "RLIMIT_NOFILE $nofile: says why" stderr_has "$want"
+    check "RLIMIT_NOFILE $nofile: no report" test ! -s "$OUT/stdout"
+done
+if [ "$(id -u)" = 0 ] && unshare --mount --propagation private true 2>/dev/null; then
+    sim -- unshare --mount --propagation private sh -c \
+        'umount -l /proc && exec "$@"' sh "$CHECK" -c "$ABS" --provider $SIM
+    check "no /proc (the service draw cannot find itself): exit 3" exited_with 3
+    check "  ... says why" \
+        stderr_has '^rdrand-check: the service draw could not run: starting it: No such file or directory; no verdict'
+else
+    echo "SKIP: no /proc (needs root and unshare)"
+fi
+
+# --- which file: relative -c, and none named at all ---
+(cd "$OUT" && sim -- "$CHECK" -c abs.cnf --provider $SIM && echo "$status" >"$OUT/status")
+status=$(cat "$OUT/status")
+check "relative -c: exit 0 (the service draw reads the same file, from /)" \
+    exited_with 0
+check "  ... the header names it as given and as it is" \
+    stdout_has "^rdrand-check: provider $SIM, configuration abs\.cnf -> $OUT/abs\.cnf, "
+check "  ... the service draw live" stdout_has '^as a service: .*: live$'
+sim -- env -u OPENSSL_CONF "$CHECK" --here
+dflt=$("$OPENSSL_BIN" version -d | sed 's/^OPENSSLDIR: "\(.*\)"$/\1/')/openssl.cnf
+check "no -c, no OPENSSL_CONF: a verdict (0, 1 or 2) on OpenSSL's default file" \
+    test "$status" -le 2
+check "  ... the header names $dflt" \
+    stdout_has "^rdrand-check: provider rdrand, configuration $dflt( -> .*)?, "
+
+# --- a value that reads "verdict: ": the service draw's finding, which
+# is the one here, is not told twice ---
+VERD=$OUT/verdict.cnf
+sed 's/^warn = stderr$/warn = verdict: 0 live/' "$ABS" >"$VERD"
+sim -- "$CHECK" -c "$VERD" --provider $SIM
+check "a value reading 'verdict: 0 live': exit 2" exited_with 2
+check "  ... the service draw saw the same finding" \
+    stdout_has '^as a service: user nobody \(uid [0-9]+\), environment PATH only, working directory /: NOT live \(see the finding\)$'
+check "  ... told once: no second finding from the service draw" \
+    stdout_lacks 'a service using this configuration is not seeded as this process is'
+check "  ... the verdict names the value's line" \
+    stdout_has "^verdict: 2 misconfigured, because $VERD:[0-9]+: \[rdrand_sim_sect\] warn: warn = \"verdict: 0 live\" is not accepted"
+
+# --- --loads: missing and repeated files, not activated, a control byte
+# in the name, the newest of several backups ---
+LD=$OUT/loads
+mkdir -p "$LD"
+printf 'openssl_conf = i\n[i]\nproviders = p\n[p]\nrdrand = r\n[r]\nmodule = rdrand.so\n' \
+    >"$LD/plain.cnf"
+cp "$LD/plain.cnf" "$LD/tab"$'\t'"name.cnf"
+: >"$LD/plain.cnf.rdrand-check-backup-20250101T000000Z"
+: >"$LD/plain.cnf.rdrand-check-backup-20200101T000000Z"
+: >"$LD/plain.cnf.rdrand-check-backup-20210101T000000Z"
+touch -d '2020-01-01' "$LD/plain.cnf.rdrand-check-backup-20250101T000000Z"
+touch -d '2021-01-01' "$LD/plain.cnf.rdrand-check-backup-20210101T000000Z"
+touch -d '2024-01-01' "$LD/plain.cnf.rdrand-check-backup-20200101T000000Z"
+sim -- "$CHECK" --loads "$LD/plain.cnf" "$LD/missing.cnf" "$LD/plain.cnf" \
+    "$LD/tab"$'\t'"name.cnf" "$LD/../loads/plain.cnf"
+check "--loads: exit 1 (a file loads it)" exited_with 1
+check "  ... each file once, however named, none for the missing one" \
+    test "$(grep -c '^    /' "$OUT/stdout")" -eq 2
+check "  ... a section without activate: configures, not loads" \
+    stdout_has "^    $LD/plain\.cnf:7: \[r\] configures rdrand\.so \(not activated on this OpenSSL: an application may still load it by name\)$"
+check "  ... the newest backup by time, not by name" \
+    stdout_has "^      without rdrand-check, restore --enable's backup: cp -p '$LD/plain\.cnf\.rdrand-check-backup-20200101T000000Z' '$LD/plain\.cnf'$"
+check "  ... a name with a tab: shown escaped" \
+    stdout_has "^    $LD/tab\\\\x09name\.cnf:7: "
+check "  ... and no command to paste" \
+    stdout_has '^      not --enable.s edit: .*: rm \(a name with a control character: do it by hand\)$'
 
 # --- hostile bytes in a value, through all three reports ---
 # C0 and C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
