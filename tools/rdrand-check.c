@@ -37,6 +37,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +526,12 @@ int main(int argc, char **argv)
     char *default_conf = NULL, *real = NULL, err[256];
     int code, reported = 0;
 
+    /*
+     * The check's children are waited for: a SIGCHLD ignored by whoever
+     * started this (inherited across exec) makes waitpid fail with ECHILD,
+     * and the service draw's failure would read as exit 0, live.
+     */
+    signal(SIGCHLD, SIG_DFL);
     r.provider = RDRAND_PROVIDER_NAME;
     if ((code = parse_args(argc, argv, &a, &r)) != 0)
         return code < 0 ? 0 : code;

@@ -185,6 +185,33 @@ assert d["exit_code"] == 0 and d["seed_source_live"] is True' \
     check "  ... names the signal" \
         stderr_has '^rdrand-check: the service draw could not run: rdrand-check as user nobody was killed by signal 9 \(Killed\); no verdict'
     check "  ... no report" test ! -s "$OUT/stdout"
+    # A module only root can read: live here, not in a service.  Started
+    # with SIGCHLD ignored (inherited across exec, as some job runners
+    # leave it), the verdict and the -o file are the same: exit 2, never
+    # "live" and exit 0 with the service draw's status lost.
+    mkdir -p "$OUT/private"
+    cp "$SIM_MODULES/rdrand-sim.so" "$OUT/private/"
+    chmod 0700 "$OUT/private"
+    sed "s|^module = .*|module = $OUT/private/rdrand-sim.so|" "$ABS" >"$OUT/private.cnf"
+    chmod 0644 "$OUT/private.cnf"
+    for how in plain sigchld-ignored; do
+        start=()
+        # shellcheck disable=SC2016 # python's text
+        [ "$how" = plain ] || start=("$PY" -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])')
+        rm -f "$OUT/private.prom"
+        sim -- "${start[@]}" "$CHECK" -c "$OUT/private.cnf" --provider $SIM \
+            --prometheus -o "$OUT/private.prom"
+        check "module only root reads, $how: exit 2" exited_with 2
+        check "  ... the file says 2" grep -qx \
+            "rdrand_check_exit_code{provider=\"$SIM\"} 2" "$OUT/private.prom"
+        check "  ... nothing on stderr" test ! -s "$OUT/stderr"
+    done
+    sim -- "$CHECK" -c "$OUT/private.cnf" --provider $SIM
+    check "module only root reads, text: the service draw's finding" \
+        stdout_has "^misconfigured: a service using this configuration is not seeded as this process is: .* found: $OUT/private\.cnf:[0-9]+: \[rdrand_sim_sect\] module: .*this user \(uid $nobody\) cannot read \(Permission denied\)"
+    chmod 0755 "$OUT/private"
     # A uid with no passwd entry: the draw stays that uid, named so.
     noname=54321
     if ! getent passwd "$noname" >/dev/null; then
