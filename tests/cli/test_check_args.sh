@@ -227,10 +227,11 @@ fi
 
 # --- no descriptors, no /proc: the check cannot start; exit 3 ---
 # RLIMIT_NOFILE 4: no pipe for the check's child; 5 and 7: the check
-# runs, the service draw's pipes do not.
+# runs, the service draw's pipes do not; 8: its child opens no /dev/null.
 for row in "4|^rdrand-check: running the check in a child: Too many open files$" \
     "5|^rdrand-check: the service draw could not run: starting it: Too many open files; no verdict" \
-    "7|^rdrand-check: the service draw could not run: starting it: Too many open files; no verdict"; do
+    "7|^rdrand-check: the service draw could not run: starting it: Too many open files; no verdict" \
+    "8|^rdrand-check: the service draw could not run: its output: Too many open files; no verdict"; do
     IFS='|' read -r nofile want <<<"$row"
     # shellcheck disable=SC2016 # expanded by that bash
     sim -- bash -c 'ulimit -n "$0" && exec "$@"' "$nofile" \
