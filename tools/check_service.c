@@ -98,13 +98,14 @@ int check_service_user(struct check_service *s, const char *who, char *err,
 /* In the child: be the service, or say why not (errno's text in why). */
 static int become_service(const struct check_service *s, char *why, size_t len)
 {
-    if (chdir("/") != 0) {
+    if (chdir("/") != 0) { /* unreachable: / is searchable by every user */
         snprintf(why, len, "entering /: %s", strerror(errno));
         return 0;
     }
     if (geteuid() != 0)
         return 1; /* check_service_user allowed only this user */
-    if (initgroups(s->user, s->gid) != 0 || setgid(s->gid) != 0
+    if (initgroups(s->user, s->gid) != 0
+        || setgid(s->gid) != 0 /* unreachable: initgroups had CAP_SETGID */
         || setuid(s->uid) != 0) {
         snprintf(why, len, "becoming user %s: %s", s->user, strerror(errno));
         return 0;
@@ -178,7 +179,8 @@ static void reason_of(const char *report, char *why, size_t len)
     const char *v = NULL, *p = report, *end, *because;
 
     for (; (p = strstr(p, "verdict: ")) != NULL; p++)
-        if (p == report || p[-1] == '\n')
+        if (p == report /* unreachable: a report starts with its header */
+            || p[-1] == '\n')
             v = p;
     if (v == NULL) {
         snprintf(why, len, "its report has no verdict line");

