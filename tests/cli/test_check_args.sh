@@ -220,6 +220,21 @@ os.execv(sys.argv[1], sys.argv[1:])')
         check "run as uid $noname (no passwd entry): exit 0" exited_with 0
         check "  ... the service draw shown as (no name)" \
             stdout_has "^as a service: user \\(no name\\) \\(uid $noname\\), environment PATH only"
+        # That user at RLIMIT_NPROC: 1, the check's child cannot be
+        # forked; 2, the service draw's cannot.  Exit 3, the reason named.
+        if [ -z "$(ps -o pid= -u $noname)" ]; then
+            for row in "1|^rdrand-check: running the check in a child: Resource temporarily unavailable$" \
+                "2|^rdrand-check: the service draw could not run: starting it: Resource temporarily unavailable; no verdict"; do
+                IFS='|' read -r nproc want <<<"$row"
+                # shellcheck disable=SC2016 # expanded by that bash
+                sim -- setpriv --reuid=$noname --regid=$noname --clear-groups \
+                    bash -c 'ulimit -u "$0" && exec "$@"' "$nproc" \
+                    "$CHECK" -c "$ABS" --provider $SIM
+                check "uid $noname at RLIMIT_NPROC $nproc: exit 3" exited_with 3
+                check "  ... says why" stderr_has "$want"
+                check "  ... no report" test ! -s "$OUT/stdout"
+            done
+        fi
     fi
 else
     echo "SKIP: --as as root and as nobody (needs root and setpriv)"
