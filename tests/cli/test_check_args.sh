@@ -320,6 +320,31 @@ check "  ... a name with a tab: shown escaped" \
 check "  ... and no command to paste" \
     stdout_has '^      not --enable.s edit: .*: rm \(a name with a control character: do it by hand\)$'
 
+# --- another provider's parameters: OpenSSL's default provider, which
+# serves none of rdrand's counters; and a listed CPU with no microcode ---
+sim -- "$CHECK" --here -c "$ABS" --provider default --json
+check "--provider default: exit 2 (seeds do not come from it)" exited_with 2
+check "  ... its own parameters only, no counters claimed" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["params"] == {"name": "OpenSSL Default Provider",
+                       "version": d["params"]["version"],
+                       "buildinfo": d["params"]["buildinfo"], "status": 1}, d["params"]
+assert d["seed_source_live"] is False and d["draw"]["seed_requests"] == 0' \
+    "$OUT/stdout"
+sim -- "$CHECK" --here -c "$ABS" --provider default --prometheus
+check "--provider default, --prometheus: exit 2" exited_with 2
+check "  ... promtool accepts it" promtool check metrics <"$OUT/stdout"
+check "  ... no counter it does not serve" \
+    stdout_lacks '^rdrand_(seed_requests|failures|health_trips)_total'
+check "  ... rdrand_info with empty labels" \
+    stdout_has '^rdrand_info\{provider="default",health_state="",.*,cpu_errata="",health_verdict=""\} 1$'
+check "  ... the live gauge 0" stdout_has '^rdrand_seed_source_live\{provider="default"\} 0$'
+run "OPENSSL_MODULES=$SIM_MODULES" "RDRAND_SIM=cpu=amd:17:71:0" -- \
+    "$CHECK" --here -c "$ABS" --provider $SIM
+check "Zen 2 17h/71h, no microcode file: exit 0 (a warning)" exited_with 0
+check "  ... the warning says microcode unknown" \
+    stdout_has '^warning: this CPU \(AuthenticAMD family 17h model 71h, microcode unknown\) is in provider rdrand-sim.s table of known RDRAND errata: amd-17h-70h-7fh'
+
 # --- hostile bytes in a value, through all three reports ---
 # C0 and C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
 # surrogate and above-U+10FFFF sequences, a cut sequence, a bad lead
