@@ -350,10 +350,11 @@ check "  ... the warning says microcode unknown" \
     stdout_has '^warning: this CPU \(AuthenticAMD family 17h model 71h, microcode unknown\) is in provider rdrand-sim.s table of known RDRAND errata: amd-17h-70h-7fh'
 
 # --- hostile bytes in a value, through all three reports ---
-# C0 and C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
+# The edges of valid UTF-8 (U+0800, U+D7FF, U+10FFFF, U+00A9), C0 and
+# C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
 # surrogate and above-U+10FFFF sequences, a cut sequence, a bad lead
 # byte, a tab and a backslash (NCONF keeps "\\" as one).
-value='a\x01b\x7fc\xc2\x80d\xc3\xa9e\xe2\x82\xacf\xf0\x9f\x98\x80g\xe0\x80\x80h\xed\xa0\x80i\xf0\x80\x80\x80j\xf4\x90\x80\x80k\xc3l\xf8m\tex\\\\y'
+value='\xe0\xa0\x80\xed\x9f\xbf\xf4\x8f\xbf\xbf\xc2\xa9a\x01b\x7fc\xc2\x80d\xc3\xa9e\xe2\x82\xacf\xf0\x9f\x98\x80g\xe0\x80\x80h\xed\xa0\x80i\xf0\x80\x80\x80j\xf4\x90\x80\x80k\xc3l\xf8m\tex\\\\y'
 HOSTILE=$OUT/hostile.cnf
 # shellcheck disable=SC2059 # the value is the format: its \x escapes
 {
@@ -364,7 +365,7 @@ check "the variant holds the raw bytes" grep -q $'\xf8' "$HOSTILE"
 sim -- "$CHECK" --here -c "$HOSTILE" --provider $SIM
 check "hostile value, text: exit 2" exited_with 2
 check "  ... every control and ill-formed byte as \\xNN, UTF-8 kept" \
-    grep -qF 'warn = "a\x01b\x7fc\xc2\x80d'$'\xc3\xa9''e'$'\xe2\x82\xac''f'$'\xf0\x9f\x98\x80''g\xe0\x80\x80h\xed\xa0\x80i\xf0\x80\x80\x80j\xf4\x90\x80\x80k\xc3l\xf8m\x09ex\y" is not accepted' \
+    grep -qF 'warn = "'$'\xe0\xa0\x80\xed\x9f\xbf\xf4\x8f\xbf\xbf\xc2\xa9''a\x01b\x7fc\xc2\x80d'$'\xc3\xa9''e'$'\xe2\x82\xac''f'$'\xf0\x9f\x98\x80''g\xe0\x80\x80h\xed\xa0\x80i\xf0\x80\x80\x80j\xf4\x90\x80\x80k\xc3l\xf8m\x09ex\y" is not accepted' \
     "$OUT/stdout"
 check "  ... no raw control byte in the text report" \
     test "$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$OUT/stdout")" -eq 0
@@ -373,7 +374,7 @@ check "hostile value, --json: exit 2" exited_with 2
 check "  ... strict UTF-8 JSON; controls escaped, ill-formed bytes U+FFFD" \
     "$PY" -c 'import json, sys
 d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
-want = ("warn = \"a\x01b\ufffdc\x80d\xe9e\u20acf\U0001f600g" + "\ufffd" * 3
+want = ("warn = \"\u0800\ud7ff\U0010ffff\xa9a\x01b\ufffdc\x80d\xe9e\u20acf\U0001f600g" + "\ufffd" * 3
         + "h" + "\ufffd" * 3 + "i" + "\ufffd" * 4 + "j" + "\ufffd" * 4
         + "k\ufffdl\ufffdm\tex\\y\" is not accepted")
 assert any(want in p["message"] for p in d["problems"]), d["problems"]' \
@@ -384,11 +385,57 @@ check "  ... promtool accepts it" promtool check metrics <"$OUT/stdout"
 check "  ... labels: controls and ill-formed bytes U+FFFD, \\ and \" escaped" \
     "$PY" -c 'import sys
 t = open(sys.argv[1], "rb").read().decode("utf-8")
-want = ("warn = \\\"a\ufffdb\ufffdc\x80d\xe9e\u20acf\U0001f600g" + "\ufffd" * 3
+want = ("warn = \\\"\u0800\ud7ff\U0010ffff\xa9a\ufffdb\ufffdc\x80d\xe9e\u20acf\U0001f600g" + "\ufffd" * 3
         + "h" + "\ufffd" * 3 + "i" + "\ufffd" * 4 + "j" + "\ufffd" * 4
         + "k\ufffdl\ufffdm\ufffdex\\\\y\\\" is not accepted")
 line = [l for l in t.split("\n") if l.startswith("rdrand_info{")][0]
 assert want in line, line' "$OUT/stdout"
+
+# --- a path longer than the service draw's reason holds (1024 bytes):
+# its finding, cut as this process cuts its own, is still told once ---
+deep=$OUT
+for _ in 1 2 3 4 5; do deep=$deep/$(printf 'd%.0s' {1..220}); done
+mkdir -p "$deep"
+sed 's/^warn = stderr$/warn = loud/' "$ABS" >"$deep/long.cnf"
+sim -- "$CHECK" -c "$deep/long.cnf" --provider $SIM
+check "a ${#deep}-byte directory: exit 2" exited_with 2
+check "  ... the finding names the line" \
+    stdout_has "^misconfigured: $deep/long\.cnf:[0-9]+: \[rdrand_sim_sect\] warn: warn = \"loud\" is not accepted"
+check "  ... the service draw saw it too: NOT live" \
+    stdout_has '^as a service: user nobody .*: NOT live \(see the finding\)$'
+check "  ... and it is not told twice" \
+    stdout_lacks 'a service using this configuration is not seeded as this process is'
+
+# --- a finding in an included file: JSON names that file ---
+printf 'conditioning = bogus\n' >"$OUT/part.cnf"
+sed "s|^warn = stderr\$|&\n.include $OUT/part.cnf|" "$ABS" >"$OUT/inc.cnf"
+sim -- "$CHECK" --here -c "$OUT/inc.cnf" --provider $SIM --json
+check "a bad value in an included file, --json: exit 2" exited_with 2
+check "  ... its file and line" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["problems"][d["because"]]
+assert p["file"] == sys.argv[2] and p["line"] == 1, p
+assert d["config_real"] == sys.argv[3], d["config_real"]' \
+    "$OUT/stdout" "$OUT/part.cnf" "$OUT/inc.cnf"
+
+# --- the check killed by a signal (on_coco_failure = abort), without
+# --here: the service draw's result died with it; no claim for whom ---
+aborting=("OPENSSL_MODULES=$SIM_MODULES" "OPENSSL_CONF=$CONF/sim-coco.cnf"
+    "RDRAND_TEST_ON_COCO_FAILURE=abort" "RDRAND_TEST_COCO=auto"
+    "RDRAND_TEST_COCO_SEED_BITS=256" "RDRAND_SIM=coco=tdx,fail-at=9")
+run "${aborting[@]}" -- "$CHECK" --provider $SIM
+check "abort, service draw on: exit 1" exited_with 1
+check "  ... names the signal" \
+    stdout_has '^verdict: 1 unhealthy, because the check process was killed by signal 6 \(Aborted\)'
+check "  ... says nothing of a service draw it has no result of" \
+    stdout_lacks '^as a service'
+run "${aborting[@]}" -- "$CHECK" --provider $SIM --json
+check "abort, service draw on, --json: exit 1" exited_with 1
+check "  ... service null, the signal the finding" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["service"] is None and d["exit_code"] == 1, d
+assert "killed by signal 6" in d["problems"][d["because"]]["message"]' \
+    "$OUT/stdout"
 
 # --- more findings than a report holds: the first 64, still exit 2 ---
 MANY=$OUT/many.cnf
