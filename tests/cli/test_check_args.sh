@@ -349,6 +349,38 @@ check "Zen 2 17h/71h, no microcode file: exit 0 (a warning)" exited_with 0
 check "  ... the warning says microcode unknown" \
     stdout_has '^warning: this CPU \(AuthenticAMD family 17h model 71h, microcode unknown\) is in provider rdrand-sim.s table of known RDRAND errata: amd-17h-70h-7fh'
 
+# --- the file's structure, broken in each way the checker names ---
+# NAME ~ PROVIDER ~ SED ~ EXIT ~ what the report says (a line's start)
+mkdir -p "$OUT/dirmod.so"
+structure=(
+    "module under a file (ENOTDIR)~$SIM~s|^module = .*|module = $ABS/rdrand-sim.so|~2~misconfigured: $OUT/v\\.cnf:[0-9]+: \\[rdrand_sim_sect\\] module: module = $ABS/rdrand-sim\\.so: no file "
+    "module whose .so name is a directory: no .so advice~$SIM~s|^module = .*|module = $OUT/dirmod|~2~misconfigured: $OUT/v\\.cnf:[0-9]+: \\[rdrand_sim_sect\\] module: module = $OUT/dirmod: no file $OUT/dirmod \\(modules directory [^)]*\\); OpenSSL skips the provider without a word, and where \\[random\\] takes its seed from it, OpenSSL 3\\.0-3\\.6 seed from the OS without a word, 4\\.0 fails every random request \\(unable to fetch drbg\\)$"
+    "a capitalised own key (the provider sees it)~$SIM~s|^warn = stderr|Warn = stderr|~2~misconfigured: $OUT/v\\.cnf:[0-9]+: \\[rdrand_sim_sect\\] Warn: Warn = \"stderr\" is not accepted \\(keys are case-sensitive\\): the provider sees this spelling and fails every request; write warn$"
+    "an entry naming no section~$SIM~s|^rdrand-sim = rdrand_sim_sect|rdrand-sim = nosuch_sect|~2~misconfigured: \\[nosuch_sect\\] no section \\[nosuch_sect\\]: provider rdrand-sim is never loaded$"
+    "providers naming no section~$SIM~s|^providers = provider_sect|providers = nosuch_list|~2~misconfigured: \\[nosuch_list\\] no section \\[nosuch_list\\]: no provider is loaded from this file$"
+    "random naming no section~$SIM~s|^random = random_sect|random = nosuch_rand|~2~misconfigured: \\[nosuch_rand\\] no section \\[nosuch_rand\\]: OpenSSL keeps its default seed source$"
+    "seed_properties with -fips and ?fips=no first~$SIM~s|^seed_properties = .*|seed_properties = -fips,?fips=no, provider = rdrand-sim|~0~seed source: live"
+    "no openssl_conf, provider rdrand: --enable's advice~rdrand~/^openssl_conf = /d~2~misconfigured: $OUT/v\\.cnf:1: \\[default\\] openssl_conf: no openssl_conf line before the first section: OpenSSL applies nothing in this file; rdrand-check --enable '$OUT/v\\.cnf' adds it and checks the result$"
+    "no openssl_conf, another provider: no advice~$SIM~/^openssl_conf = /d~2~misconfigured: $OUT/v\\.cnf:1: \\[default\\] openssl_conf: no openssl_conf line before the first section: OpenSSL applies nothing in this file$"
+    "openssl_conf naming no section~$SIM~s/^openssl_conf = .*/openssl_conf = nosuch_init/~2~misconfigured: $OUT/v\\.cnf:[0-9]+: \\[default\\] openssl_conf: openssl_conf = nosuch_init: no section \\[nosuch_init\\]$"
+    "providers twice~$SIM~s/^providers = provider_sect/&\\nproviders = provider_sect/~2~misconfigured: $OUT/v\\.cnf:8: \\[openssl_init\\] providers: given twice \\(lines 8 and 9\\)"
+    "no providers line, another provider: no advice~$SIM~/^providers = provider_sect/d~2~misconfigured: $OUT/v\\.cnf:[0-9]+: \\[openssl_init\\] providers: no providers line: provider rdrand-sim is not loaded from this file$"
+    "a provider the file does not name, not rdrand: no advice~nosuch~~2~misconfigured: $OUT/v\\.cnf:[0-9]+: \\[provider_sect\\] no provider nosuch: add \"nosuch = nosuch_sect\" here and a \\[nosuch_sect\\] section with module = nosuch\\.so and activate = 1$"
+)
+for row in "${structure[@]}"; do
+    IFS='~' read -r name prov script want says <<<"$row"
+    sed -e "$script" "$ABS" >"$OUT/v.cnf"
+    sim -- "$CHECK" --here -c "$OUT/v.cnf" --provider "$prov"
+    check "$name: exit $want" exited_with "$want"
+    check "$name: says so" stdout_has "^$says"
+done
+# A quote in the file's name: no --enable command to paste.
+sed '/^openssl_conf = /d' "$ABS" >"$OUT/it's.cnf"
+sim -- "$CHECK" --here -c "$OUT/it's.cnf" --provider rdrand
+check "no openssl_conf, a quote in the name: exit 2" exited_with 2
+check "  ... no --enable advice" \
+    stdout_has "^misconfigured: $OUT/it's\\.cnf:1: \\[default\\] openssl_conf: no openssl_conf line before the first section: OpenSSL applies nothing in this file$"
+
 # --- hostile bytes in a value, through all three reports ---
 # The edges of valid UTF-8 (U+0800, U+D7FF, U+10FFFF, U+00A9), C0 and
 # C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
