@@ -810,7 +810,8 @@ void check_config(struct check_report *r)
 
     snprintf(r->entry, sizeof(r->entry), "%s", r->provider);
     snprintf(r->property, sizeof(r->property), "%s", r->provider);
-    loaded = conf != NULL && NCONF_load(conf, r->config, &eline) > 0;
+    /* NCONF_load fails on a NULL conf (NCONF_new out of memory). */
+    loaded = NCONF_load(conf, r->config, &eline) > 0;
     ERR_clear_error(); /* NCONF's complaints about skipped includes */
     conf_walk(r, loaded ? conf : NULL, &l);
     if (!loaded) {

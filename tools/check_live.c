@@ -437,7 +437,7 @@ int check_run_in_child(struct check_report *r, int *reported)
     }
     if (pid == 0) {
         close(fds[0]);
-        if (dup2(fds[1], STDERR_FILENO) < 0)
+        if (dup2(fds[1], STDERR_FILENO) < 0) /* unreachable: fd valid */
             check_child_exit(CHECK_USAGE);
         close(fds[1]);
         return -1;
@@ -457,7 +457,7 @@ int check_run_in_child(struct check_report *r, int *reported)
             }
         }
     close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0)
+    while (waitpid(pid, &status, 0) < 0) /* unreachable: our child */
         if (errno != EINTR) {
             perror("rdrand-check: waiting for the check");
             exit(CHECK_USAGE);
