@@ -381,6 +381,36 @@ check "no openssl_conf, a quote in the name: exit 2" exited_with 2
 check "  ... no --enable advice" \
     stdout_has "^misconfigured: $OUT/it's\\.cnf:1: \\[default\\] openssl_conf: no openssl_conf line before the first section: OpenSSL applies nothing in this file$"
 
+# --- the check's own process killed from outside (the OOM killer, a
+# timeout's SIGKILL): no last words; reported, exit 1, never live ---
+rm -f "$OUT/fifo2.cnf"
+mkfifo -m 0666 "$OUT/fifo2.cnf"
+{ cat "$ABS"; echo ".include $OUT/fifo2.cnf"; } >"$OUT/sig2.cnf"
+"$CHECK" --here -c "$OUT/sig2.cnf" --provider $SIM --json \
+    >"$OUT/stdout" 2>"$OUT/stderr" &
+top=$!
+for _ in $(seq 300); do
+    g=$(ps -o pid= --ppid $top | tr -d ' ' | head -n 1)
+    if [ -n "$g" ] && grep -q wait_for_partner "/proc/$g/wchan" 2>/dev/null; then
+        break
+    fi
+    sleep 0.1
+done
+check "the check's child waits on the FIFO" test -n "$g"
+: >"$OUT/plain2.cnf"
+mv "$OUT/plain2.cnf" "$OUT/fifo2.cnf"
+[ -z "$g" ] || kill -KILL "$g"
+wait "$top"
+status=$?
+check "check process killed (SIGKILL): exit 1" exited_with 1
+check "  ... the JSON names the signal, with no last words" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["problems"][d["because"]]
+assert d["exit_code"] == 1 and d["seed_source_live"] is False, d
+assert p["message"] == ("the check process was killed by signal 9 (Killed) "
+    "while loading this configuration or drawing: so is every application "
+    "using it"), p' "$OUT/stdout"
+
 # --- hostile bytes in a value, through all three reports ---
 # The edges of valid UTF-8 (U+0800, U+D7FF, U+10FFFF, U+00A9), C0 and
 # C1 controls, DEL, valid 2-, 3- and 4-byte UTF-8, overlong,
