@@ -304,6 +304,7 @@ mkdir -p "$LD"
 printf 'openssl_conf = i\n[i]\nproviders = p\n[p]\nrdrand = r\n[r]\nmodule = rdrand.so\n' \
     >"$LD/plain.cnf"
 cp "$LD/plain.cnf" "$LD/tab"$'\t'"name.cnf"
+cp "$LD/plain.cnf" "$LD/del"$'\177'"name.cnf"
 : >"$LD/plain.cnf.rdrand-check-backup-20250101T000000Z"
 : >"$LD/plain.cnf.rdrand-check-backup-20200101T000000Z"
 : >"$LD/plain.cnf.rdrand-check-backup-20210101T000000Z"
@@ -311,10 +312,10 @@ touch -d '2020-01-01' "$LD/plain.cnf.rdrand-check-backup-20250101T000000Z"
 touch -d '2021-01-01' "$LD/plain.cnf.rdrand-check-backup-20210101T000000Z"
 touch -d '2024-01-01' "$LD/plain.cnf.rdrand-check-backup-20200101T000000Z"
 sim -- "$CHECK" --loads "$LD/plain.cnf" "$LD/missing.cnf" "$LD/plain.cnf" \
-    "$LD/tab"$'\t'"name.cnf" "$LD/../loads/plain.cnf"
+    "$LD/tab"$'\t'"name.cnf" "$LD/../loads/plain.cnf" "$LD/del"$'\177'"name.cnf"
 check "--loads: exit 1 (a file loads it)" exited_with 1
 check "  ... each file once, however named, none for the missing one" \
-    test "$(grep -c '^    /' "$OUT/stdout")" -eq 2
+    test "$(grep -c '^    /' "$OUT/stdout")" -eq 3
 check "  ... a section without activate: configures, not loads" \
     stdout_has "^    $LD/plain\.cnf:7: \[r\] configures rdrand\.so \(not activated on this OpenSSL: an application may still load it by name\)$"
 check "  ... the newest backup by time, not by name" \
@@ -323,6 +324,9 @@ check "  ... a name with a tab: shown escaped" \
     stdout_has "^    $LD/tab\\\\x09name\.cnf:7: "
 check "  ... and no command to paste" \
     stdout_has '^      not --enable.s edit: .*: rm \(a name with a control character: do it by hand\)$'
+check "  ... a name with DEL: shown escaped, no command either" \
+    test "$(grep -c '^      not --enable.s edit: .*: rm (a name with a control character: do it by hand)$' "$OUT/stdout")" -eq 2
+check "  ... DEL shown as \\x7f" stdout_has "^    $LD/del\\\\x7fname\.cnf:7: "
 
 # --- another provider's parameters: OpenSSL's default provider, which
 # serves none of rdrand's counters; and a listed CPU with no microcode ---
