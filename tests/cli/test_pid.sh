@@ -501,6 +501,167 @@ clean_outcomes() {
 }
 check "processes exiting while read: only clear outcomes (exit 2 or 4)" clean_outcomes
 
+# ---- every state a block can say, and forged headers ----
+# tests/pid/block.c loads tests/pid/forged.c's library (1,000 seeds
+# served, none to the default context) and sets its block's fields; the
+# operator names that library with --module, so its block is read.
+FORGED=$RDRAND_BUILD_DIR/tests/pid_forged.so
+hold_block() { # hold_block LIBRARY FIELD=VALUE...
+    local ready=$OUT/ready.block.$RANDOM
+    "$RDRAND_BUILD_DIR/tests/pid_block" "$@" >"$ready" &
+    held=$!
+    children+=("$held")
+    wait_file "$ready"
+}
+block_check() { # block_check FIELD=VALUE...: the block so set, read
+    hold_block "$FORGED" "$@" || return 1
+    pid_check "$held" --module "$FORGED"
+}
+permanent=$((1 << 63))
+
+check "a block saying live, read" block_check c11=5 live_default_instances=1
+check "  ... exit 0" exited 0
+check "  ... seed source live" stdout_has "^seed source: live: "
+check "  ... health-state ok, status 1" param_is health-state ok
+check "  ... status 1" param_is status 1
+
+check "a block with a permanent verdict, read" block_check c11=5 \
+    live_default_instances=1 verdict=$((permanent + 1)) verdict_reason=102
+check "  ... exit 1" exited 1
+check "  ... the verdict, its fault and its reason" \
+    stdout_has "^unhealthy: the process's verdict on RDRAND is permanent after 1 fault: no request is served again until it restarts: RDRAND returned an all-zero word"
+check "  ... health-state is the reason" \
+    stdout_has "^  health-state = RDRAND returned an all-zero word"
+check "  ... health-verdict permanent" param_is health-verdict permanent
+check "  ... not live" stdout_lacks "^seed source: live"
+
+check "a block with an intermittent verdict and failures, read" block_check \
+    c11=5 live_default_instances=1 verdict=3 c1=1 c3=2
+check "  ... exit 1" exited 1
+check "  ... the verdict and its faults" \
+    stdout_has "^unhealthy: the process's verdict on RDRAND is intermittent after 3 faults$"
+check "  ... one CF=0" stdout_has "^unhealthy: RDRAND reported failure \(CF=0\) 1 time in process $held$"
+check "  ... the failed seeds" \
+    stdout_has "^unhealthy: 2 of the 1000 seed requests process $held made failed$"
+check "  ... health-state still ok (no permanent verdict)" param_is health-state ok
+
+check "a block with two CoCo refusals, read" block_check coco_refusals=2 \
+    coco_cause=100 c11=5 live_default_instances=1
+check "  ... exit 1" exited 1
+check "  ... the refusals and the cause" \
+    stdout_has "^unhealthy: the provider refused to load 2 times in process $held: the confidential-computing check failed \(RDRAND is not available on this CPU"
+check "  ... health-state is the CoCo reason" \
+    stdout_has "^  health-state = confidential-computing guest without RDRAND"
+check "a block with one CoCo refusal, read" block_check coco_refusals=1 \
+    coco_cause=101 c11=5 live_default_instances=1
+check "  ... one time" stdout_has "refused to load 1 time in process $held: "
+check "  ... health-state is the CoCo draw's reason" \
+    stdout_has "^  health-state = confidential-computing guest: RDRAND failed the check at load"
+check "a block with a failed CoCo check, no refusal, read" block_check \
+    coco_cause=101 c11=5 live_default_instances=1
+check "  ... exit 1" exited 1
+check "  ... every seed request fails" \
+    stdout_has "^unhealthy: the confidential-computing check at load failed in process $held \(.*\): every seed request fails$"
+
+check "a block on a CPU without RDRAND, read" block_check rdrand_available=0 \
+    c11=5 live_default_instances=1
+check "  ... exit 1" exited 1
+check "  ... says so" stdout_has "^unhealthy: RDRAND is not available on this CPU"
+check "  ... rdrand-available 0" param_is rdrand-available 0
+check "  ... health-state says so" \
+    stdout_has "^  health-state = RDRAND is not available on this CPU"
+
+check "a block with a refused config section, read" block_check \
+    live_config_refused=1 c11=5 live_default_instances=1
+check "  ... exit 2" exited 2
+check "  ... names the refusal" \
+    stdout_has "^misconfigured: 1 of 1 provider instances refused their config section"
+check "  ... not live" stdout_lacks "^seed source: live"
+
+check "a block with no seed served, read" block_check c2=0
+check "  ... exit 2" exited 2
+check "  ... not seeded yet" stdout_has "has served no seed: the process has not seeded yet"
+
+check "a block whose default-context instance is gone, read" block_check \
+    c11=5 live_default_instances=0
+check "  ... exit 2" exited 2
+check "  ... says its seeds come from elsewhere now" \
+    stdout_has "no provider instance is loaded in process $held's default library context now"
+
+check "a block with instances of each conditioning and mix, read" \
+    block_check cond1=1 cond2=1 mix1=1 c11=5 live_default_instances=1
+check "  ... conditioning lists the values" param_is conditioning reduce512,refused
+check "  ... mix lists its value" param_is mix os
+
+check "a block whose writers never finish, read" block_check writers=1
+check "  ... exit 4" exited 4
+check "  ... gives up after a second, says why" \
+    stderr_has "^rdrand-check: process $held \(pid_block\): the provider's state kept changing for a second"
+
+check "a block with another magic, read" block_check magic=0
+check "  ... exit 4" exited 4
+check "  ... not a block this rdrand-check knows" \
+    stderr_has "pid_forged\.so exports rdrand_status but it is not a status block this rdrand-check knows \(magic 0\)"
+check "a block whose version holds a control byte, read" block_check \
+    "version=$(printf '\033')9.9"
+check "  ... exit 4" exited 4
+check "  ... the version shown escaped, refused" \
+    stderr_has "runs .*pid_forged\.so version \?9\.9 \(status layout 3, "
+check "a block whose header claims another size, read" block_check size=1
+check "  ... exit 4" exited 4
+check "  ... refused, the size named" stderr_has "\(status layout 3, 1 bytes\)"
+
+PAD=$RDRAND_BUILD_DIR/tests/pid_forged_pad.so
+check "a block whose symbol is bigger than the block starts" \
+    hold_block "$PAD" c11=5 live_default_instances=1
+pid_check "$held" --module "$PAD"
+check "  ... exit 4, not read" exited 4
+check "  ... refused as another version's" stderr_has "runs .*pid_forged_pad\.so version"
+TINY=$RDRAND_BUILD_DIR/tests/pid_forged_tiny.so
+check "a block symbol smaller than a header starts" hold_block "$TINY"
+pid_check "$held" --module "$TINY"
+check "  ... exit 4, not read" exited 4
+check "  ... not mapped as the loader maps a module" \
+    stderr_has "maps .*pid_forged_tiny\.so, a module this rdrand-check trusts, but not as the dynamic loader maps it"
+
+# Files that export a block, not trusted: the first named, the rest
+# counted, a removed one said to be.
+check "a process with two exporting files, neither trusted, starts" \
+    hold_python "$FORGED" "$PAD"
+pid_check "$held" --module "$REAL_MODULES/rdrand.so" --module "$TINY"
+check "  ... exit 4" exited 4
+check "  ... both trusted files' names are meant" \
+    stderr_has "not byte for byte $REAL_MODULES/rdrand\.so or another --module; and more such files\)"
+# Root opens a removed file through /proc/PID/map_files; another user
+# cannot examine it at all (the "not examined" case above).
+if [ "$(id -u)" != 0 ]; then
+    echo "skip - removed exporting files and copies: need root (map_files)"
+else
+    mkdir -p "$OUT/gone"
+    cp "$FORGED" "$OUT/gone/pid_forged.so"
+    check "a process with an exporting file, since removed, starts" \
+        hold_python "$OUT/gone/pid_forged.so"
+    rm "$OUT/gone/pid_forged.so"
+    pid_check "$held"
+    check "  ... exit 4" exited 4
+    check "  ... says removed, and to restart" \
+        stderr_has "maps $OUT/gone/pid_forged\.so \(deleted\), which exports .*It was replaced or removed on disk since the process loaded it: restart the process"
+
+    # Five copies of the module, all removed since: counted past the four
+    # kept, and each named removed.
+    for i in 1 2 3 4 5; do
+        mkdir -p "$OUT/five$i"
+        cp "$REAL_MODULES/rdrand.so" "$OUT/five$i/rdrand.so"
+    done
+    check "a process with five copies of the module starts" \
+        hold_python "$OUT"/five[1-5]/rdrand.so
+    rm "$OUT"/five[1-5]/rdrand.so
+    pid_check "$held"
+    check "  ... exit 4" exited 4
+    check "  ... five instances, two named removed, and more" \
+        stderr_has "5 instances of the provider module loaded, each with its own counters: $OUT/five[1-5]/rdrand\.so \(deleted\) and $OUT/five[1-5]/rdrand\.so \(deleted\) \(and more\)"
+fi
+
 run -- "$CHECK" --module "$REAL_MODULES/rdrand.so"
 check "--module without --pid: usage (exit 3)" exited 3
 run -- "$CHECK" --pid "$server" --module "$OUT/no-such.so"
