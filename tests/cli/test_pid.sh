@@ -506,6 +506,10 @@ check "processes exiting while read: only clear outcomes (exit 2 or 4)" clean_ou
 # served, none to the default context) and sets its block's fields; the
 # operator names that library with --module, so its block is read.
 FORGED=$RDRAND_BUILD_DIR/tests/pid_forged.so
+# ... and its variants: a symbol bigger than the block, or too small for
+# its header.
+PAD=$RDRAND_BUILD_DIR/tests/pid_forged_pad.so
+TINY=$RDRAND_BUILD_DIR/tests/pid_forged_tiny.so
 hold_block() { # hold_block LIBRARY FIELD=VALUE...
     local ready=$OUT/ready.block.$RANDOM
     "$RDRAND_BUILD_DIR/tests/pid_block" "$@" >"$ready" &
@@ -535,15 +539,25 @@ check "  ... health-state is the reason" \
 check "  ... health-verdict permanent" param_is health-verdict permanent
 check "  ... not live" stdout_lacks "^seed source: live"
 
-check "a block with an intermittent verdict and failures, read" block_check \
-    c11=5 live_default_instances=1 verdict=3 c1=1 c3=2
+check "a block with an intermittent verdict, read" block_check \
+    c11=5 live_default_instances=1 verdict=3 c1=1
 check "  ... exit 1" exited 1
 check "  ... the verdict and its faults" \
     stdout_has "^unhealthy: the process's verdict on RDRAND is intermittent after 3 faults$"
 check "  ... one CF=0" stdout_has "^unhealthy: RDRAND reported failure \(CF=0\) 1 time in process $held$"
+check "  ... health-state still ok (no permanent verdict)" param_is health-state ok
+check "  ... not live" stdout_lacks "^seed source: live"
+check "a block with failed seeds, read" block_check \
+    c11=5 live_default_instances=1 c1=2 c3=2
+check "  ... exit 1" exited 1
 check "  ... the failed seeds" \
     stdout_has "^unhealthy: 2 of the 1000 seed requests process $held made failed$"
-check "  ... health-state still ok (no permanent verdict)" param_is health-state ok
+check "  ... two CF=0" stdout_has "^unhealthy: RDRAND reported failure \(CF=0\) 2 times in process $held$"
+check "  ... not live" stdout_lacks "^seed source: live"
+check "a block as tests/pid/forged.c has it, read" block_check
+check "  ... exit 2" exited 2
+check "  ... its 1,000 seeds, none to the default context" \
+    stdout_has "^misconfigured: the provider module served 1000 seed requests in process $held, none of them to its default library context"
 
 check "a block with two CoCo refusals, read" block_check coco_refusals=2 \
     coco_cause=100 c11=5 live_default_instances=1
@@ -611,13 +625,105 @@ check "a block whose header claims another size, read" block_check size=1
 check "  ... exit 4" exited 4
 check "  ... refused, the size named" stderr_has "\(status layout 3, 1 bytes\)"
 
-PAD=$RDRAND_BUILD_DIR/tests/pid_forged_pad.so
+check "a block with a permanent verdict, no fault counted, read" block_check \
+    c11=5 live_default_instances=1 verdict=$permanent verdict_reason=102
+check "  ... exit 1" exited 1
+check "  ... the verdict, its reason" \
+    stdout_has "^unhealthy: the process's verdict on RDRAND is permanent after 0 faults: no request is served again until it restarts: RDRAND returned an all-zero word"
+check "a block with one seed served, none to the default context, read" \
+    block_check c2=1
+check "  ... one request" \
+    stdout_has "^misconfigured: the provider module served 1 seed request in process $held, none of them"
+check "a block whose version holds a DEL, read" block_check \
+    "version=$(printf '\177')9.9"
+check "  ... exit 4, the version shown escaped" \
+    stderr_has "runs .*pid_forged\.so version \?9\.9 \(status layout 3, "
+# Pages of the block the process made unreadable: its header's, or one
+# further on (the header reads, the whole block does not).
+check "a block whose header page is unreadable, read" block_check protect=0
+check "  ... exit 4" exited 4
+check "  ... says the read failed, and why" \
+    stderr_has "^rdrand-check: reading the memory of process $held \(pid_block\): Bad address$"
+check "a block whose second page is unreadable, read" block_check protect=1
+check "  ... exit 4" exited 4
+check "  ... says the read failed, and why" \
+    stderr_has "^rdrand-check: reading the memory of process $held \(pid_block\): Bad address$"
+
+# A zombie: its memory is gone, so nothing to report.
+hold_zombie() {
+    local ready=$OUT/ready.zombie
+    # The child exits at once; exec'd sleep never reaps it.
+    sh -c 'sleep 0 & echo $! >"$1"; exec sleep 60' sh "$ready" &
+    children+=("$!")
+    wait_file "$ready" || return 1
+    held=$(cat "$ready")
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [ "$(awk '{print $3}' "/proc/$held/stat" 2>/dev/null)" = Z ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "a zombie process is there" hold_zombie
+pid_check "$held"
+check "  ... exit 4" exited 4
+check "  ... exited while it was being read, named" \
+    stderr_has "^rdrand-check: process $held \(sleep\) exited while it was being read: nothing to report$"
+
+# The module trusted by default: OPENSSL_MODULES's, else libcrypto's
+# modules directory (unset or empty alike).
+modules_dir=$("$OPENSSL_BIN" version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
+for how in unset empty; do
+    if [ $how = unset ]; then
+        run -- env -u OPENSSL_MODULES "$CHECK" --pid "$plain"
+    else
+        run OPENSSL_MODULES= -- "$CHECK" --pid "$plain"
+    fi
+    if [ -f "$modules_dir/rdrand.so" ]; then
+        check "OPENSSL_MODULES $how: exit 2, the installed module is the one meant" exited 2
+        check "  ... named" stdout_has "is the module $modules_dir/rdrand\.so,"
+    else
+        check "OPENSSL_MODULES $how: exit 4 (none installed)" exited 4
+        check "  ... libcrypto's modules directory named" \
+            stderr_has "cannot read the module this rdrand-check trusts, $modules_dir/rdrand\.so"
+    fi
+done
+
+# A trusted file that is not mapped as a module beside the module that
+# is: the module is read.
+check "a process with the module and a trusted tiny exporter starts" \
+    hold_python "$REAL_MODULES/rdrand.so" "$TINY"
+pid_check "$held" --module "$REAL_MODULES/rdrand.so" --module "$TINY"
+check "  ... exit 2, the module read (no instance)" exited 2
+check "  ... module-path is the module" \
+    stdout_has "^  module-path = $REAL_MODULES/rdrand\.so$"
+
+# 8,192 distinct files mapped: the cap on files examined, said.
+hold_files() {
+    mkdir -p "$OUT/files" || return 1
+    hold_py files 'import mmap, os, sys, time
+d, maps = sys.argv[2], []
+for i in range(8200):
+    p = os.path.join(d, str(i))
+    with open(p, "wb") as f:
+        f.write(b"x")
+    fd = os.open(p, os.O_RDONLY)
+    maps.append(mmap.mmap(fd, 1, prot=mmap.PROT_READ))
+    os.close(fd)
+open(sys.argv[1], "w").write("ready")
+time.sleep(60)' "$OUT/files"
+}
+check "a process mapping 8,200 files starts" hold_files
+pid_check "$held"
+check "  ... exit 4" exited 4
+check "  ... more files than rdrand-check reads, said" \
+    stderr_has "^rdrand-check: process $held \(python3\) maps more files or regions than rdrand-check reads \(its caps\): nothing to report$"
+
 check "a block whose symbol is bigger than the block starts" \
     hold_block "$PAD" c11=5 live_default_instances=1
 pid_check "$held" --module "$PAD"
 check "  ... exit 4, not read" exited 4
 check "  ... refused as another version's" stderr_has "runs .*pid_forged_pad\.so version"
-TINY=$RDRAND_BUILD_DIR/tests/pid_forged_tiny.so
 check "a block symbol smaller than a header starts" hold_block "$TINY"
 pid_check "$held" --module "$TINY"
 check "  ... exit 4, not read" exited 4
@@ -646,6 +752,16 @@ else
     check "  ... exit 4" exited 4
     check "  ... says removed, and to restart" \
         stderr_has "maps $OUT/gone/pid_forged\.so \(deleted\), which exports .*It was replaced or removed on disk since the process loaded it: restart the process"
+
+    # A trusted file not mapped as the loader maps it, since removed.
+    cp "$TINY" "$OUT/gone/pid_forged_tiny.so"
+    check "a process with a trusted tiny exporter, since removed, starts" \
+        hold_python "$OUT/gone/pid_forged_tiny.so"
+    rm "$OUT/gone/pid_forged_tiny.so"
+    pid_check "$held" --module "$TINY"
+    check "  ... exit 4" exited 4
+    check "  ... named removed, not as the loader maps it" \
+        stderr_has "maps $OUT/gone/pid_forged_tiny\.so \(deleted\), a module this rdrand-check trusts, but not as the dynamic loader maps it"
 
     # Five copies of the module, all removed since: counted past the four
     # kept, and each named removed.

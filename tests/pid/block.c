@@ -7,13 +7,16 @@
  * shown to rdrand-check --pid (tests/cli/test_pid.sh).  Usage:
  * pid_block LIBRARY [FIELD=VALUE]...; prints "ready" and waits.  FIELD
  * is a header or state field's name, or cN (counters_shared[N]); VALUE
- * a number (strtoull, base 0), or the text for version.
+ * a number (strtoull, base 0), or the text for version; protect=N
+ * makes the block's Nth page (0: its header's) unreadable after.
  */
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "rdrand_status.h"
@@ -90,17 +93,27 @@ static int set(struct rdrand_status *b, const char *arg)
 
 int main(int argc, char **argv)
 {
+    const uintptr_t page = 4096;
     void *library;
     struct rdrand_status *b;
+    long protect = -1;
 
     if (argc < 2 || (library = dlopen(argv[1], RTLD_NOW)) == NULL
         || (b = dlsym(library, RDRAND_STATUS_SYMBOL)) == NULL)
         return 2;
     for (int i = 2; i < argc; i++)
-        if (!set(b, argv[i])) {
+        if (strncmp(argv[i], "protect=", 8) == 0)
+            protect = strtol(argv[i] + 8, NULL, 10);
+        else if (!set(b, argv[i])) {
             fprintf(stderr, "pid_block: %s: no such FIELD=VALUE\n", argv[i]);
             return 2;
         }
+    if (protect >= 0
+        && mprotect((void *)(((uintptr_t)b & ~(page - 1))
+                             + (uintptr_t)protect * page),
+                    page, PROT_NONE)
+               != 0)
+        return 2;
     puts("ready");
     fflush(stdout);
     pause();
