@@ -738,6 +738,19 @@ pid_check "$held" --module "$REAL_MODULES/rdrand.so" --module "$TINY"
 check "  ... exit 4" exited 4
 check "  ... both trusted files' names are meant" \
     stderr_has "not byte for byte $REAL_MODULES/rdrand\.so or another --module; and more such files\)"
+# Nine exporting files: past eight, the report is "more such files"
+# whatever the rest are, so they are not examined.
+for i in 1 2 3 4 5 6 7 8 9; do
+    mkdir -p "$OUT/nine$i"
+    cp "$FORGED" "$OUT/nine$i/pid_forged.so"
+done
+check "a process with nine exporting files starts" \
+    hold_python "$OUT"/nine[1-9]/pid_forged.so
+pid_check "$held"
+check "  ... exit 4" exited 4
+check "  ... the first named, and more" \
+    stderr_has "maps $OUT/nine[1-9]/pid_forged\.so, which exports rdrand_status but is not a module this rdrand-check trusts \(not byte for byte .*; and more such files\)"
+
 # Root opens a removed file through /proc/PID/map_files; another user
 # cannot examine it at all (the "not examined" case above).
 if [ "$(id -u)" != 0 ]; then

@@ -209,6 +209,17 @@ static void test_segments(void **state)
     assert_true(seg[1].writable && !seg[1].executable);
     assert_true(seg[0].executable && !seg[0].writable);
 
+    /* A file cut short since file_symbol read it (its process's to
+     * truncate). */
+    img_reset();
+    {
+        size_t nseg = 99;
+        int fd = img_file(sizeof(Elf64_Ehdr) - 1);
+
+        assert_false(file_segments(fd, sizeof(Elf64_Ehdr) - 1, seg, &nseg));
+        assert_int_equal(nseg, 0);
+        close(fd);
+    }
     img_reset();
     eh()->e_phentsize = 1;
     assert_int_equal(img_segments(seg), -1);
@@ -373,6 +384,10 @@ static void test_loaded_at(void **state)
     regs[3].ino = 99;
     assert_false(loaded());
     layout_reset();
+    regs[3].dev = 7; /* the file's device, another inode */
+    regs[3].ino = 99;
+    assert_false(loaded());
+    layout_reset();
     regs[3].end = base + 0x9000;
     cand.size = 0x5000;
     assert_false(loaded());
@@ -422,9 +437,9 @@ static void test_record(void **state)
     /* More than PID_MAX_FOUND: counted, the first kept. */
     memset(&find, 0, sizeof(find));
     layout_reset();
-    for (uint64_t i = 0; i < PID_MAX_FOUND + 1; i++)
+    for (uint64_t i = 0; i < PID_MAX_FOUND + 2; i++)
         add_found(&find, &cand, base + i * 0x10000);
-    assert_int_equal(find.nfound, PID_MAX_FOUND + 1);
+    assert_int_equal(find.nfound, PID_MAX_FOUND + 2);
     assert_int_equal(find.found[PID_MAX_FOUND - 1].address,
                      base + (PID_MAX_FOUND - 1) * 0x10000);
 }
@@ -532,6 +547,63 @@ static void test_open_mapped_files(void **state)
     close(fd);
 }
 
+/* examine: a mapped file that cannot be opened is counted, the first
+ * named; one that can is a candidate if it exports the block, trusted
+ * if it is a trusted module's copy whose segments ld.so could map. */
+static void test_examine(void **state)
+{
+    char path[] = "/tmp/test_pid_module.XXXXXX";
+    static struct pid_trusted t;
+    struct stat st;
+    struct region r = {0x1000, 0x2000, 0, 0, 0, 0};
+    int fd = mkstemp(path);
+
+    (void)state;
+    memset(&find, 0, sizeof(find));
+    find.pid = getpid();
+    assert_false(examine(&find, &r, "/gone/a.so", 0, &cand));
+    assert_false(examine(&find, &r, "/gone/b.so", 1, &cand));
+    assert_int_equal(find.unopened, 2);
+    assert_string_equal(find.unopened_path, "/gone/a.so");
+    memset(&find, 0, sizeof(find));
+    find.pid = getpid();
+    assert_false(examine(&find, &r, "/gone/b.so", 1, &cand));
+    assert_string_equal(find.unopened_path, "/gone/b.so (deleted)");
+    find.unopened = 2;
+
+    img_reset();
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, img, IMG_SIZE), (ssize_t)IMG_SIZE);
+    assert_int_equal(fstat(fd, &st), 0);
+    r.dev = st.st_dev;
+    r.ino = st.st_ino;
+    t.bytes = img;
+    t.size = IMG_SIZE;
+    find.trusted = &t;
+    find.ntrusted = 1;
+    assert_true(examine(&find, &r, path, 0, &cand));
+    assert_true(cand.trusted);
+    assert_int_equal(cand.nseg, 2);
+    assert_int_equal(cand.value, 0x3000);
+    /* Not a copy of it: untrusted. */
+    find.ntrusted = 0;
+    assert_true(examine(&find, &r, path, 0, &cand));
+    assert_false(cand.trusted);
+    /* A copy whose program headers ld.so would refuse: untrusted. */
+    eh()->e_phnum = 65;
+    assert_int_equal(pwrite(fd, img, IMG_SIZE, 0), (ssize_t)IMG_SIZE);
+    find.ntrusted = 1;
+    assert_true(examine(&find, &r, path, 0, &cand));
+    assert_false(cand.trusted);
+    /* Not exporting the block: no candidate. */
+    sym()->st_shndx = SHN_UNDEF;
+    assert_int_equal(pwrite(fd, img, IMG_SIZE, 0), (ssize_t)IMG_SIZE);
+    assert_false(examine(&find, &r, path, 0, &cand));
+    assert_int_equal(find.unopened, 2);
+    assert_int_equal(unlink(path), 0);
+    close(fd);
+}
+
 /* The deadline, already passed: timed out at the first line. */
 static void test_find_deadline(void **state)
 {
@@ -556,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_seen),
         cmocka_unit_test(test_open_mapped),
         cmocka_unit_test(test_open_mapped_files),
+        cmocka_unit_test(test_examine),
         cmocka_unit_test(test_find_deadline),
     };
 
