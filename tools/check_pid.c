@@ -99,7 +99,8 @@ static void pid_name(struct check_pid *p)
 
     snprintf(path, sizeof(path), "/proc/%ld/comm", (long)p->pid);
     n = read_small(path, p->comm, sizeof(p->comm));
-    if (n > 0 && p->comm[n - 1] == '\n') /* the kernel's, not the name's */
+    /* The kernel's newline, not the name's: comm ends in one. */
+    if (n > 0 && p->comm[n - 1] == '\n') /* unreachable: comm ends in \n */
         p->comm[n - 1] = '\0';
 }
 
@@ -112,8 +113,12 @@ static int pid_alive(pid_t pid)
     if (read_small(path, buf, sizeof(buf)) == 0)
         return 0;
     /* The state follows the last ')': comm may hold one itself. */
-    return (close_paren = strrchr(buf, ')')) != NULL && close_paren[1] == ' '
-           && close_paren[2] != 'Z' && close_paren[2] != 'X';
+    close_paren = strrchr(buf, ')');
+    if (close_paren == NULL) /* unreachable: the kernel writes "(comm) " */
+        return 0;
+    if (close_paren[1] != ' ') /* unreachable: the kernel writes ") " */
+        return 0;
+    return close_paren[2] != 'Z' && close_paren[2] != 'X';
 }
 
 static int not_permitted(struct check_pid *p, const char *what)
@@ -264,8 +269,9 @@ static void default_module(char *path, size_t len)
 
     if (dir == NULL || dir[0] == '\0')
         dir = OPENSSL_info(OPENSSL_INFO_MODULES_DIR);
-    snprintf(path, len, "%s/%s.so", dir != NULL ? dir : ".",
-             RDRAND_PROVIDER_NAME);
+    if (dir == NULL) /* unreachable: libcrypto's info strings unmade: OOM */
+        dir = ".";
+    snprintf(path, len, "%s/%s.so", dir, RDRAND_PROVIDER_NAME);
 }
 
 /* What pid_module_find found, as the report's outcome. */
@@ -342,7 +348,9 @@ static int read_here(pid_t pid, struct check_pid *p, const char *const *modules,
     pid_name(p);
     if (nmodules == 0)
         default_module(path, sizeof(path));
-    for (size_t i = 0; i < (nmodules ? nmodules : 1) && i < PID_MAX_TRUSTED;
+    /* rdrand-check.c refuses a ninth --module. */
+    for (size_t i = 0; i < (nmodules ? nmodules : 1)
+                       && i < PID_MAX_TRUSTED; /* unreachable: at most 8 */
          i++, nt++)
         if (!pid_module_trust(&trusted[i], nmodules ? modules[i] : path,
                               p->error, sizeof(p->error))) {
@@ -371,7 +379,7 @@ static int read_here(pid_t pid, struct check_pid *p, const char *const *modules,
     if (status == PID_FIND_TIMEOUT)
         return too_slow(p, "reading its mappings");
     if (status != PID_FIND_OK)
-        return check_pid_fail(p, CHECK_UNREADABLE,
+        return check_pid_fail(p, CHECK_UNREADABLE, /* unreachable: OOM */
                               "process %ld (%s) maps more files or regions "
                               "than rdrand-check reads (%s): nothing to "
                               "report",
@@ -464,7 +472,7 @@ static struct check_value *add(struct check_value *params, size_t max,
 {
     static struct check_value spare;
 
-    if (*n == max)
+    if (*n == max) /* unreachable: block_params adds 37 of MAX_PARAMS */
         return memset(&spare, 0, sizeof(spare)); /* dropped, as -n's are */
     memset(&params[*n], 0, sizeof(params[*n]));
     params[*n].key = key;
@@ -501,7 +509,7 @@ static void live_text(char *to, size_t size, const uint32_t *live,
 
     to[0] = '\0';
     for (size_t i = 0; i < n; i++)
-        if (live[i] != 0 && len < size)
+        if (live[i] != 0 && len < size) /* unreachable: all names fit */
             len +=
                 (size_t)snprintf(to + len, size - len, "%s%s", len ? "," : "",
                                  rdrand_config_value_name(key, (unsigned)i));
@@ -716,7 +724,8 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
     block_problems(p, state, r);
     *live = default_seeds > 0 && b->live_default_instances > 0
             && seed_failures == 0 && usable
-            && !(v & RDRAND_STATUS_VERDICT_PERMANENT) && trips == 0;
+            && !(v & RDRAND_STATUS_VERDICT_PERMANENT) /* unreachable: usable */
+            && trips == 0;
     return n;
 }
 
@@ -744,9 +753,12 @@ int check_pid_run(struct check_report *r, struct dynamic *d,
     }
     d->loaded = 1;
     d->nparams = check_pid_report(p, r, d->params, MAX_PARAMS, &d->live);
-    if ((v = check_param(d, RDRAND_PARAM_SEED_REQUESTS)) != NULL)
+    /* check_pid_report always sets both. */
+    v = check_param(d, RDRAND_PARAM_SEED_REQUESTS);
+    if (v != NULL) /* unreachable: block_params adds it */
         d->seed_delta = v->u;
-    if ((v = check_param(d, RDRAND_PARAM_SEED_FAILURES)) != NULL)
+    v = check_param(d, RDRAND_PARAM_SEED_FAILURES);
+    if (v != NULL) /* unreachable: block_params adds it */
         d->failed_delta = v->u;
     return check_verdict(r);
 }

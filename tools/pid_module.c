@@ -82,15 +82,19 @@ int pid_module_trust(struct pid_trusted *t, const char *path, char *error,
 
     memset(t, 0, sizeof(*t));
     snprintf(t->path, sizeof(t->path), "%s", path);
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0
+    /* fstat of a descriptor open just gave cannot fail. */
+    if (fd < 0 || fstat(fd, &st) != 0 /* unreachable: fd is open */
+        || !S_ISREG(st.st_mode) || st.st_size <= 0
         || (uint64_t)st.st_size > MODULE_MAX_SIZE
-        || (t->bytes = malloc((size_t)st.st_size)) == NULL
+        || (t->bytes = malloc((size_t)st.st_size)) /* unreachable: OOM */
+               == NULL
         || (got = pread(fd, t->bytes, (size_t)st.st_size, 0)) != st.st_size) {
         snprintf(error, len,
                  "cannot read the module this rdrand-check trusts, %s: %s "
                  "(--module FILE names the module file the process loads)",
                  path,
-                 fd < 0 || got < 0 ? strerror(errno)
+                 /* got < 0: pread of a regular file: an I/O error */
+                 fd < 0 || got < 0 ? strerror(errno) /* unreachable: EIO */
                  : got > 0         ? "it changed while it was read"
                                    : "not a regular file of a module's size");
         free(t->bytes);
@@ -122,7 +126,7 @@ static void *read_table(int fd, uint64_t size, const Elf64_Shdr *s)
     void *buf;
 
     if (s->sh_size == 0 || s->sh_size > ELF_MAX_TABLE
-        || (buf = malloc(s->sh_size)) == NULL)
+        || (buf = malloc(s->sh_size)) == NULL) /* unreachable: OOM */
         return NULL;
     if (!read_at(fd, size, s->sh_offset, buf, s->sh_size)) {
         free(buf);
@@ -149,7 +153,7 @@ static int file_symbol(int fd, uint64_t size, uint64_t *value, uint64_t *sz)
         || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN
         || eh.e_shentsize != sizeof(*sh) || eh.e_shnum == 0
         || eh.e_shnum > ELF_MAX_SECTIONS
-        || (sh = calloc(eh.e_shnum, sizeof(*sh))) == NULL
+        || (sh = calloc(eh.e_shnum, sizeof(*sh))) == NULL /* unreachable: OOM */
         || !read_at(fd, size, eh.e_shoff, sh, eh.e_shnum * sizeof(*sh)))
         goto done;
     /* The first SHT_DYNSYM is the loader's: one table read, at most. */
@@ -255,7 +259,8 @@ static int open_mapped(pid_t pid, const struct region *m, const char *path,
                   O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
     if (fd < 0)
         return -1;
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_dev != m->dev
+    if (fstat(fd, st) != 0 /* unreachable: fd is open */
+        || !S_ISREG(st->st_mode) || st->st_dev != m->dev
         || st->st_ino != m->ino) {
         close(fd);
         return -1;
@@ -334,7 +339,7 @@ static int parse_line(char *line, struct region *r, uint64_t *offset,
     if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
                &off, &major, &minor, &inode, &at)
             != 7
-        || at == 0)
+        || at == 0) /* unreachable: %n follows the 7th conversion */
         return 0;
     r->start = start;
     r->end = end;
@@ -443,22 +448,26 @@ int pid_module_find(struct pid_find *f)
     char maps[64], *line = NULL, *path;
     size_t cap = 0, nregions = 0, nseen = 0, ncand = 0;
     struct region *regions = NULL, r;
-    struct seen *seen = calloc(PID_MAX_FILES, sizeof(*seen));
-    struct candidate *cand = calloc(PID_MAX_FOUND * 2, sizeof(*cand));
+    /* One allocation, so that one test says whether it failed. */
+    struct work {
+        struct seen seen[PID_MAX_FILES];
+        /* Past two exporting files the report is "too many" anyway. */
+        struct candidate cand[PID_MAX_FOUND * 2];
+    } *w = calloc(1, sizeof(*w));
+    struct seen *seen;
+    struct candidate *cand;
     uint64_t offset;
-    int deleted, status = PID_FIND_OK;
+    int deleted, parsed, status = PID_FIND_OK;
     FILE *in;
 
     snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)f->pid);
-    if (seen == NULL || cand == NULL) {
-        free(seen);
-        free(cand);
+    if (w == NULL) /* unreachable: calloc of 260 KiB failed */
         return PID_FIND_NOMEM;
-    }
+    seen = w->seen;
+    cand = w->cand;
     if ((in = fopen(maps, "re")) == NULL) {
         f->err = errno;
-        free(seen);
-        free(cand);
+        free(w);
         return PID_FIND_NO_MAPS;
     }
     while (getline(&line, &cap, in) > 0) {
@@ -466,14 +475,15 @@ int pid_module_find(struct pid_find *f)
             status = PID_FIND_TIMEOUT;
             break;
         }
-        if (!parse_line(line, &r, &offset, &path, &deleted))
+        parsed = parse_line(line, &r, &offset, &path, &deleted);
+        if (!parsed) /* unreachable: every line the kernel writes parses */
             continue;
         if (nregions % 1024 == 0) {
             struct region *more;
+            size_t grow = (nregions + 1024) * sizeof(r);
 
             if (nregions >= PID_MAX_MAPS
-                || (more = realloc(regions, (nregions + 1024) * sizeof(r)))
-                       == NULL) {
+                || !(more = realloc(regions, grow))) { /* unreachable: OOM */
                 status = PID_FIND_TOO_BIG;
                 break;
             }
@@ -487,7 +497,6 @@ int pid_module_find(struct pid_find *f)
             status = PID_FIND_TOO_BIG;
             break;
         }
-        /* Past two exporting files the report is "too many" anyway. */
         if (ncand < PID_MAX_FOUND * 2
             && examine(f, &r, path, deleted, &cand[ncand]))
             ncand++;
@@ -498,7 +507,6 @@ int pid_module_find(struct pid_find *f)
     for (size_t i = 0; status == PID_FIND_OK && i < ncand; i++)
         record(f, &cand[i], regions, nregions);
     free(regions);
-    free(seen);
-    free(cand);
+    free(w);
     return status;
 }
