@@ -10,10 +10,12 @@
  */
 #include "pid_module.c"
 
+#include <linux/io_uring.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include <cmocka.h>
 
@@ -604,6 +606,48 @@ static void test_examine(void **state)
     close(fd);
 }
 
+/* A mapping of a file that is no file: an io_uring's rings, from offset
+ * 0, an inode of the kernel's own and "anon_inode:[io_uring]" for a
+ * path.  pid_module_find passes it over (not examined, so not counted
+ * as unopened); opened through map_files, it is refused as not a
+ * regular file. */
+static void test_anon_inode(void **state)
+{
+    struct io_uring_params params;
+    struct stat st, got;
+    struct region r;
+    int ring, in;
+    void *map;
+
+    (void)state;
+    memset(&params, 0, sizeof(params));
+    ring = (int)syscall(SYS_io_uring_setup, 1, &params);
+    if (ring < 0)
+        skip(); /* io_uring disabled here */
+    map = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+               ring, IORING_OFF_SQ_RING);
+    assert_true(map != MAP_FAILED);
+    assert_int_equal(fstat(ring, &st), 0);
+    assert_true(st.st_ino != 0);
+
+    memset(&find, 0, sizeof(find));
+    find.pid = getpid();
+    find.deadline_ms = pid_now_ms() + 5000;
+    assert_int_equal(pid_module_find(&find), PID_FIND_OK);
+    assert_int_equal(find.nfound, 0);
+    assert_int_equal(find.untrusted, 0);
+    assert_null(strstr(find.unopened_path, "anon_inode"));
+
+    r = (struct region){(uintptr_t)map, (uintptr_t)map + 4096, 0, 0, st.st_dev,
+                        st.st_ino};
+    in = open_mapped(getpid(), &r, "anon_inode:[io_uring]", 0, &got);
+    if (in >= 0)
+        close(in);
+    assert_int_equal(in, -1);
+    munmap(map, 4096);
+    close(ring);
+}
+
 /* The deadline, already passed: timed out at the first line. */
 static void test_find_deadline(void **state)
 {
@@ -629,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_open_mapped),
         cmocka_unit_test(test_open_mapped_files),
         cmocka_unit_test(test_examine),
+        cmocka_unit_test(test_anon_inode),
         cmocka_unit_test(test_find_deadline),
     };
 
