@@ -59,7 +59,12 @@ static int set(struct rdrand_status *b, const char *arg)
     if (eq == NULL)
         return 0;
     if (len == 7 && strncmp(arg, "version", len) == 0) {
-        strncpy(b->version, eq + 1, sizeof(b->version));
+        /* All 32 bytes if given: a forged version need not end. */
+        size_t n = strlen(eq + 1);
+
+        memset(b->version, 0, sizeof(b->version));
+        memcpy(b->version, eq + 1,
+               n < sizeof(b->version) ? n : sizeof(b->version));
         return 1;
     }
     v = strtoull(eq + 1, &end, 0);
