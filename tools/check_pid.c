@@ -100,7 +100,7 @@ static void pid_name(struct check_pid *p)
     snprintf(path, sizeof(path), "/proc/%ld/comm", (long)p->pid);
     n = read_small(path, p->comm, sizeof(p->comm));
     /* The kernel's newline, not the name's: comm ends in one. */
-    if (n > 0 && p->comm[n - 1] == '\n') /* unreachable: comm ends in \n */
+    if (n > 0 && p->comm[n - 1] == '\n') /* unreachable: the kernel's \n */
         p->comm[n - 1] = '\0';
 }
 
@@ -350,7 +350,7 @@ static int read_here(pid_t pid, struct check_pid *p, const char *const *modules,
         default_module(path, sizeof(path));
     /* rdrand-check.c refuses a ninth --module. */
     for (size_t i = 0; i < (nmodules ? nmodules : 1)
-                       && i < PID_MAX_TRUSTED; /* unreachable: at most 8 */
+                       && i < PID_MAX_TRUSTED; /* unreachable: CLI caps it */
          i++, nt++)
         if (!pid_module_trust(&trusted[i], nmodules ? modules[i] : path,
                               p->error, sizeof(p->error))) {
@@ -379,7 +379,7 @@ static int read_here(pid_t pid, struct check_pid *p, const char *const *modules,
     if (status == PID_FIND_TIMEOUT)
         return too_slow(p, "reading its mappings");
     if (status != PID_FIND_OK)
-        return check_pid_fail(p, CHECK_UNREADABLE, /* unreachable: OOM */
+        return check_pid_fail(p, CHECK_UNREADABLE, /* unreachable: NOMEM: OOM */
                               "process %ld (%s) maps more files or regions "
                               "than rdrand-check reads (%s): nothing to "
                               "report",
@@ -509,7 +509,7 @@ static void live_text(char *to, size_t size, const uint32_t *live,
 
     to[0] = '\0';
     for (size_t i = 0; i < n; i++)
-        if (live[i] != 0 && len < size) /* unreachable: all names fit */
+        if (live[i] != 0 && len < size) /* unreachable: 3 names fit 64 */
             len +=
                 (size_t)snprintf(to + len, size - len, "%s%s", len ? "," : "",
                                  rdrand_config_value_name(key, (unsigned)i));
@@ -724,7 +724,8 @@ size_t check_pid_report(struct check_pid *p, struct check_report *r,
     block_problems(p, state, r);
     *live = default_seeds > 0 && b->live_default_instances > 0
             && seed_failures == 0 && usable
-            && !(v & RDRAND_STATUS_VERDICT_PERMANENT) /* unreachable: usable */
+            && !(v & RDRAND_STATUS_VERDICT_PERMANENT) /* unreachable: usable
+                                                         implies it */
             && trips == 0;
     return n;
 }
