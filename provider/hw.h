@@ -37,7 +37,7 @@ static inline int rdrand_hw_leaf1_ecx(unsigned int bit)
         return 0;
     /* A CPU has CPUID or not, whatever the leaf: leaf 0 answered. */
     (void)rdrand_hw_cpuid(1, 0, &leaf1);
-    return leaf1.ecx >> bit & 1;
+    return (leaf1.ecx >> bit & 1) != 0;
 }
 
 /*

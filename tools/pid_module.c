@@ -457,7 +457,7 @@ int pid_module_find(struct pid_find *f)
     struct seen *seen;
     struct candidate *cand;
     uint64_t offset;
-    int deleted, parsed, status = PID_FIND_OK;
+    int deleted, status = PID_FIND_OK;
     FILE *in;
 
     snprintf(maps, sizeof(maps), "/proc/%ld/maps", (long)f->pid);
@@ -475,7 +475,8 @@ int pid_module_find(struct pid_find *f)
             status = PID_FIND_TIMEOUT;
             break;
         }
-        parsed = parse_line(line, &r, &offset, &path, &deleted);
+        int parsed = parse_line(line, &r, &offset, &path, &deleted);
+
         if (!parsed) /* unreachable: every line the kernel writes parses */
             continue;
         if (nregions % 1024 == 0) {
