@@ -269,7 +269,7 @@ static void default_module(char *path, size_t len)
 
     if (dir == NULL || dir[0] == '\0')
         dir = OPENSSL_info(OPENSSL_INFO_MODULES_DIR);
-    if (dir == NULL) /* unreachable: libcrypto's info strings unmade: OOM */
+    if (dir == NULL) /* unreachable: Linux's is the built-in MODULESDIR */
         dir = ".";
     snprintf(path, len, "%s/%s.so", dir, RDRAND_PROVIDER_NAME);
 }

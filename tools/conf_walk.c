@@ -180,12 +180,14 @@ static void unquote(const struct walk *w, const char *in, char *out, size_t len)
             /*
              * A ${ or $( without its closing brace, or a variable without
              * a value, fails NCONF's load, and only a loaded file is
-             * expanded here (a value once set is never removed).
+             * expanded here; but the file may change between the load
+             * and this read, and a section name over 63 bytes is looked
+             * up cut (a known disagreement with NCONF): not marked.
              */
-            if (close && *in == close) /* unreachable: unclosed: no load */
+            if (close && *in == close)
                 in++;
             value = NCONF_get_string(w->conf, sect, name);
-            if (value == NULL) /* unreachable: valueless: no load */
+            if (value == NULL)
                 value = "";
             for (; *value != '\0' && o + 1 < len; value++)
                 out[o++] = *value;

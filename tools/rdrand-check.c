@@ -124,8 +124,14 @@ static int sync_dir(const char *path)
 
     snprintf(dir, sizeof(dir), "%s", path);
     fd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
-    if (fd < 0) /* unreachable: the directory went since the rename */
-        return 0;
+    /*
+     * A directory this user may write but not read (mode 0300): the
+     * file is renamed into place and complete; only the rename's
+     * durability cannot be asked for.  Not an error: failing here would
+     * report a usage error for a file already written.
+     */
+    if (fd < 0)
+        return errno == EACCES;
     ok = fsync(fd) == 0;
     close(fd);
     return ok;

@@ -141,21 +141,10 @@ assert d["exit_code"] == 0 and d["seed_source_live"] is True' \
             stderr_has '^rdrand-check: the service draw could not run: becoming user nobody: Operation not permitted; no verdict \(--here checks for this user and environment only\)$'
         check "  ... no report" test ! -s "$OUT/stdout"
     done
-    # The service draw's process ends without a verdict: it cannot fork
-    # (its user at RLIMIT_NPROC), or it is killed.  No verdict either way.
-    if [ -z "$(ps -o pid= -u daemon)" ]; then
-        (
-            ulimit -u 1
-            sim -- "$CHECK" -c "$ABS" --provider $SIM --as daemon
-            echo "$status" >"$OUT/status"
-        )
-        status=$(cat "$OUT/status")
-        check "service draw that cannot fork (RLIMIT_NPROC 1): exit 3" \
-            exited_with 3
-        check "  ... says it exited without a verdict" \
-            stderr_has '^rdrand-check: the service draw could not run: rdrand-check as user daemon exited 3 without a verdict; no verdict'
-        check "  ... no report" test ! -s "$OUT/stdout"
-    fi
+    # (The service draw's user at RLIMIT_NPROC is not tested with a
+    # named system user: the kernel counts that uid's processes across
+    # the whole host, containers included, so the outcome would depend
+    # on the machine.  The unnamed uid below is the test's alone.)
     # Killed: its check blocks opening an included FIFO, the test kills it
     # (and its own child), and puts a plain file there for the rest.
     rm -f "$OUT/fifo.cnf"
@@ -212,6 +201,15 @@ os.execv(sys.argv[1], sys.argv[1:])')
     check "module only root reads, text: the service draw's finding" \
         stdout_has "^misconfigured: a service using this configuration is not seeded as this process is: .* found: $OUT/private\.cnf:[0-9]+: \[rdrand_sim_sect\] module: .*this user \(uid $nobody\) cannot read \(Permission denied\)"
     chmod 0755 "$OUT/private"
+    # -o into a directory its user may write but not read (0300): the
+    # file is renamed into place, and the directory's sync, which needs
+    # read access, is not asked for: the check's exit, not a usage error.
+    wx=$OUT/wx
+    mkdir "$wx" && chown nobody "$wx" && chmod 0300 "$wx"
+    sim -- runuser -u nobody -- "$CHECK" -c "$ABS" --provider $SIM --here \
+        -o "$wx/out.txt"
+    check "-o into a write-only directory (0300): exit 0" exited_with 0
+    check "  ... the report is in place" test -s "$wx/out.txt"
     # A uid with no passwd entry: the draw stays that uid, named so.
     noname=54321
     if ! getent passwd "$noname" >/dev/null; then
@@ -222,7 +220,9 @@ os.execv(sys.argv[1], sys.argv[1:])')
             stdout_has "^as a service: user \\(no name\\) \\(uid $noname\\), environment PATH only"
         # That user at RLIMIT_NPROC: 1, the check's child cannot be
         # forked; 2, the service draw's cannot.  Exit 3, the reason named.
-        if [ -z "$(ps -o pid= -u $noname)" ]; then
+        if [ -n "$(ps -o pid= -u $noname)" ]; then
+            echo "SKIP: uid $noname at RLIMIT_NPROC (it has processes here)"
+        else
             for row in "1|^rdrand-check: running the check in a child: Resource temporarily unavailable$" \
                 "2|^rdrand-check: the service draw could not run: starting it: Resource temporarily unavailable; no verdict"; do
                 IFS='|' read -r nproc want <<<"$row"
@@ -235,6 +235,8 @@ os.execv(sys.argv[1], sys.argv[1:])')
                 check "  ... no report" test ! -s "$OUT/stdout"
             done
         fi
+    else
+        echo "SKIP: uid $noname has a passwd entry here"
     fi
 else
     echo "SKIP: --as as root and as nobody (needs root and setpriv)"

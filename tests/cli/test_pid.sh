@@ -653,8 +653,15 @@ check "  ... says the read failed, and why" \
 # A zombie: its memory is gone, so nothing to report.
 hold_zombie() {
     local ready=$OUT/ready.zombie
-    # The child exits at once; exec'd sleep never reaps it.
-    sh -c 'sleep 0 & echo $! >"$1"; exec sleep 60' sh "$ready" &
+    # A parent that never reaps: its child (sleep 0) exits at once and
+    # stays a zombie.  Not sh: dash may reap the child before its exec.
+    python3 -c 'import os, sys, time
+pid = os.fork()
+if pid == 0:
+    os.execvp("sleep", ["sleep", "0"])
+open(sys.argv[1] + ".tmp", "w").write(str(pid))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)' "$ready" &
     children+=("$!")
     wait_file "$ready" || return 1
     held=$(cat "$ready")
